@@ -1,0 +1,6 @@
+import { EXIT } from '../exit-codes.ts';
+
+export async function run(_argv: string[]): Promise<number> {
+  console.error('fragsync demo: not implemented yet');
+  return EXIT.unexpected;
+}

@@ -1,0 +1,21 @@
+/** Distinct, documented exit codes (README "Exit codes"). Cron wrappers rely on them. */
+export const EXIT = {
+  /** The run completed. */
+  ok: 0,
+  /** Unexpected failure (a bug, or an error with no better code). */
+  unexpected: 1,
+  /** Bad input or configuration (invalid flag, config value, missing key or base URL). */
+  badInput: 2,
+  /** Stopped by a cent cap (--max-cents, per-day cap); everything fetched is loaded. */
+  budgetExhausted: 3,
+  /** The service answered 402: top up the balance and run again to continue. */
+  paymentRequired: 4,
+  /** The daily quota is used up (down to the reserve) and --no-wait was given. */
+  quotaExhausted: 5,
+  /** The API key was refused (401). */
+  unauthorized: 6,
+  /** The API could not be reached, or kept failing, after bounded retries. */
+  apiUnavailable: 7,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,0 +1,92 @@
+import type { EndpointName } from '../api/endpoints.ts';
+
+/** What one response said about the account's quota (all from X-RateLimit-* and Date headers). */
+export interface RateLimitInfo {
+  /** X-RateLimit-Limit, the account's daily allowance. */
+  limit: number | null;
+  /** X-RateLimit-Remaining. */
+  remaining: number | null;
+  /** X-RateLimit-Reset as a Date (or the timestamp in a 429 message when the header is absent). */
+  resetAt: Date | null;
+  /** The service's clock from the Date header, to correct for local clock skew. */
+  serverDate: Date | null;
+}
+
+/** A reserved call: one quota unit and its cents, held until settled. */
+export interface CallTicket {
+  id: string;
+  endpoint: EndpointName;
+  costCents: number;
+}
+
+export type RefusalReason =
+  /** Paused (429 seen or remaining at the reserve) until `until`. */
+  | 'paused'
+  /** Other calls in flight already hold what remains above the reserve; retry shortly. */
+  | 'busy'
+  /** Admitting would exceed the per-run cent cap. */
+  | 'run_budget'
+  /** Admitting would exceed the per-day cent cap. */
+  | 'day_budget';
+
+export type Admission =
+  | { ok: true; ticket: CallTicket }
+  | { ok: false; reason: RefusalReason; until: Date | null; message: string };
+
+/** How a call ended, for reconciliation. */
+export interface CallOutcome {
+  /** HTTP status; 0 when no response arrived. */
+  status: number;
+  rateLimit: RateLimitInfo;
+}
+
+export interface GovernorStatus {
+  limit: number | null;
+  remaining: number | null;
+  resetAt: Date | null;
+  reserve: number;
+  inFlight: number;
+  pausedUntil: Date | null;
+  centsToday: number;
+  centsThisRun: number;
+  callsThisRun: number;
+  maxCentsPerRun: number | null;
+  maxCentsPerDay: number | null;
+  /** Service clock minus local clock, in ms (0 until a Date header was seen). */
+  clockOffsetMs: number;
+}
+
+export interface GovernorLimits {
+  /** Quota calls left untouched for the account's other applications. */
+  reserveCalls: number;
+  /** Same, as a percentage of X-RateLimit-Limit; the larger of the two applies. */
+  reservePercent: number;
+  /** Per-run cent cap; null: none. */
+  maxCentsPerRun: number | null;
+  /** Per-UTC-day cent cap (service clock); null: none. */
+  maxCentsPerDay: number | null;
+  /** Upper bound of the random delay added after a reset, in ms, so workers do not stampede. */
+  resumeJitterMs: number;
+}
+
+/**
+ * Every paid call asks the governor first and reports back after. The in-memory governor
+ * and the Redis governor (shared by all worker processes) implement the same interface and
+ * pass the same tests.
+ */
+export interface Governor {
+  /** Reserve one quota unit and the endpoint's cents, or say why not and until when. */
+  admit(endpoint: EndpointName): Promise<Admission>;
+  /** Reconcile after the response (or failure) of an admitted call. */
+  settle(ticket: CallTicket, outcome: CallOutcome): Promise<void>;
+  /** Release a ticket whose request was never sent (e.g. aborted before dispatch). */
+  release(ticket: CallTicket): Promise<void>;
+  /** Seed today's spend from the warehouse ledger so a restart never forgets it. */
+  seedSpend(centsToday: number, dayUtc: string): Promise<void>;
+  /** Begin a new run: resets the per-run counters. */
+  startRun(runId: string): Promise<void>;
+  status(): Promise<GovernorStatus>;
+  /** Local Date at which the pause ends (service reset converted with the clock offset), or null. */
+  pausedUntil(): Promise<Date | null>;
+  close(): Promise<void>;
+}

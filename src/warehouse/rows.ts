@@ -1,0 +1,202 @@
+/**
+ * The typed values that fetch jobs hand to the loader, the only writer of the warehouse.
+ * Each item describes what one or more API responses said, normalized to the contract's
+ * columns (../shared/spec/warehouse-contract.md). Items are plain JSON (no Date, no BigInt)
+ * so that they can travel through a Redis queue between processes unchanged.
+ *
+ * Mirror semantics live in the item kinds: an item that carries a whole list (notes and
+ * accords of a profile, a similar list, a brand catalogue, a fragrance's reviews) replaces
+ * what the warehouse held for that key as a whole.
+ */
+
+export interface Review {
+  /** YYYY-MM-DD as the API returned it. */
+  date: string;
+  rating: number;
+  /** null for rating-only reviews. */
+  text: string | null;
+}
+
+export interface FragranceProfileItem {
+  kind: 'fragrance';
+  id: string;
+  name: string;
+  brand: string;
+  brandSlug: string;
+  perfumer: string;
+  perfumerSlug: string;
+  year: number;
+  score: number;
+  notes: { top: string[]; middle: string[]; base: string[] };
+  accords: { name: string; strength: number }[];
+}
+
+/** A summary (list page, batch, trending): upserts name and brand, never clobbers profile columns. */
+export interface FragranceSummaryItem {
+  kind: 'fragranceSummary';
+  id: string;
+  name: string;
+  brand: string;
+}
+
+export interface SimilarItem {
+  kind: 'similar';
+  fragranceId: string;
+  /** The whole list in API order; rank is the index. */
+  entries: { id: string; name: string; brand: string; similarityScore: number }[];
+}
+
+export interface WearingItem {
+  kind: 'wearing';
+  fragranceId: string;
+  seasons: { spring: number; summer: number; fall: number; winter: number };
+  moods: { label: string; score: number }[];
+  occasions: { label: string; score: number }[];
+}
+
+/**
+ * Reviews of one fragrance. `replace`: `reviews` is the whole multiset upstream holds
+ * (already de-overlapped across shifted pages by the fetch job). `prepend`: `reviews` are
+ * the newest ones, added upstream since the warehouse last saw `total - reviews.length`.
+ */
+export interface ReviewsItem {
+  kind: 'reviews';
+  fragranceId: string;
+  mode: 'replace' | 'prepend';
+  /** pagination.total of the last page read. */
+  total: number;
+  reviews: Review[];
+}
+
+export interface BrandItem {
+  kind: 'brand';
+  slug: string;
+  name: string;
+  country: string;
+  description: string;
+}
+
+/** A brand's exhaustive catalogue: replaces brand_fragrances for that brand. */
+export interface BrandCatalogueItem {
+  kind: 'brandCatalogue';
+  brandSlug: string;
+  fragrances: { id: string; name: string }[];
+}
+
+export interface PerfumerItem {
+  kind: 'perfumer';
+  slug: string;
+  name: string;
+  nationality: string;
+  bio: string;
+}
+
+/** From the note list (no description) or the note profile (with description). */
+export interface NoteItem {
+  kind: 'note';
+  slug: string;
+  name: string;
+  family: string;
+  /** undefined: list item, keep the stored description. */
+  description?: string;
+}
+
+export interface AccordItem {
+  kind: 'accord';
+  slug: string;
+  name: string;
+}
+
+export interface ChartItem {
+  kind: 'chart';
+  slug: string;
+  title: string;
+}
+
+/** A chart read on `snapshotDate` (UTC day of the service's Date header): replaces that day's snapshot. */
+export interface ChartSnapshotItem {
+  kind: 'chartSnapshot';
+  chartSlug: string;
+  title: string;
+  snapshotDate: string;
+  entries: { rank: number; id: string; name: string; brand: string; score: number }[];
+}
+
+/** Optional dataset: raw JSON of an AI review digest. */
+export interface ReviewDigestItem {
+  kind: 'reviewDigest';
+  fragranceId: string;
+  raw: unknown;
+}
+
+/**
+ * Upstream no longer has these (404 on the profile, or absent from a completed list walk):
+ * removed from current tables, kept in history.
+ */
+export interface RemovalItem {
+  kind: 'removal';
+  entity: 'fragrance' | 'brand' | 'perfumer' | 'note' | 'accord' | 'chart';
+  keys: string[];
+}
+
+/** A response or record that failed validation: kept with its raw payload, never loaded. */
+export interface QuarantineItem {
+  kind: 'quarantine';
+  endpoint: string;
+  key: string;
+  reason: string;
+  raw: unknown;
+}
+
+/** One HTTP request the sync sent (each attempt of a retried call is one). */
+export interface ApiCallItem {
+  kind: 'apiCall';
+  /** ISO timestamp. */
+  at: string;
+  method: 'GET' | 'POST';
+  /** The path template, e.g. /v1/fragrances/{id}/similar. */
+  endpoint: string;
+  /** HTTP status, or 0 when no response arrived (network error, timeout). */
+  status: number;
+  costCents: number;
+  quotaRemaining: number | null;
+}
+
+export type LoadItem =
+  | FragranceProfileItem
+  | FragranceSummaryItem
+  | SimilarItem
+  | WearingItem
+  | ReviewsItem
+  | BrandItem
+  | BrandCatalogueItem
+  | PerfumerItem
+  | NoteItem
+  | AccordItem
+  | ChartItem
+  | ChartSnapshotItem
+  | ReviewDigestItem
+  | RemovalItem
+  | QuarantineItem
+  | ApiCallItem;
+
+export type LoadItemKind = LoadItem['kind'];
+
+/**
+ * Progress that must commit in the same transaction as the rows it describes, so that a
+ * crash never records progress for rows that were not stored.
+ */
+export type ProgressMark =
+  /** A dataset of an item was fetched (dataset e.g. 'profile', 'similar', 'wearing', 'reviews'). */
+  | { kind: 'fetched'; entity: string; key: string; dataset: string }
+  /** A page walk reached `page` (1-based, last page read) of `total` items. */
+  | { kind: 'walk'; walk: string; page: number; total: number; done: boolean }
+  /** An item is known to exist (discovered), with the walk or response that named it. */
+  | { kind: 'discovered'; entity: string; key: string; source: string };
+
+/** One unit of work for the loader: applied in one transaction. */
+export interface LoadBatch {
+  runId: string;
+  items: LoadItem[];
+  progress: ProgressMark[];
+}
