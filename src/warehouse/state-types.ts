@@ -1,0 +1,55 @@
+/**
+ * What the warehouse knows about progress, read by the planner at the start of a run.
+ * The warehouse, not Redis, is the durable truth of progress: per-item fetch state and
+ * per-walk cursors live in DuckDB tables and are written in the same transaction as the
+ * rows they describe (ProgressMark in rows.ts).
+ *
+ * A *cycle* is the work of bringing the whole mirror up to date once. It starts with the
+ * first run after the last completed run and ends with the run that completes; runs
+ * stopped by quota, budget, 402 or a crash leave the cycle open, and the next run continues
+ * it instead of starting over.
+ */
+export type EntityKind = 'fragrance' | 'brand' | 'perfumer' | 'note' | 'accord' | 'chart';
+
+/** Datasets per entity: fragrance profile/similar/wearing/reviews/reviewDigest; brand profile/catalogue; perfumer, note, chart: profile. */
+export type Dataset = 'profile' | 'similar' | 'wearing' | 'reviews' | 'reviewDigest' | 'catalogue';
+
+export interface ItemState {
+  entity: EntityKind;
+  key: string;
+  /** ISO timestamps. */
+  firstSeen: string;
+  /** Last fetch time per dataset (ISO). */
+  fetched: Partial<Record<Dataset, string>>;
+  /** ISO time of the last observed change of the item's current row, if tracked. */
+  lastChanged: string | null;
+  /** True when upstream no longer has it (kept in history, absent from current tables). */
+  removed: boolean;
+}
+
+export interface WalkState {
+  /** e.g. 'fragrances', 'notes', 'accords', 'charts', 'brand:<slug>'. */
+  walk: string;
+  /** Last page read (1-based). */
+  page: number;
+  /** pagination.total seen on that page. */
+  total: number;
+  done: boolean;
+  /** ISO time of the last page read. */
+  at: string;
+}
+
+export interface SyncState {
+  /** ISO start of the open cycle, or null when the last run completed (a new cycle begins now). */
+  cycleStart: string | null;
+  /** run_id of the last completed run, if any. */
+  lastCompletedRun: string | null;
+  items: ItemState[];
+  walks: WalkState[];
+  /** Stored review totals (pagination.total last seen) per fragrance id. */
+  reviewTotals: Map<string, number>;
+  /** Stored similar-list lengths per fragrance id. */
+  similarCounts: Map<string, number>;
+  /** Catalogue sizes per brand slug (rows in brand_fragrances). */
+  brandCatalogueSizes: Map<string, number>;
+}
