@@ -1,0 +1,244 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import {
+  BudgetExhaustedError,
+  QuotaPausedError,
+  ResponseInvalidError,
+  type ErrorContext,
+} from '../errors.ts';
+import type { CallTicket, Governor, RateLimitInfo } from '../governor/types.ts';
+import type { ApiCallItem } from '../warehouse/rows.ts';
+import { ENDPOINTS, type EndpointName } from './endpoints.ts';
+import { ApiError, errorForStatus, isRetryableStatus, parseErrorBody, redact } from './errors.ts';
+import type { AttemptResult, Transport } from './http.ts';
+import { EMPTY_RATE_LIMIT, nextUtcMidnight } from './rate-limit.ts';
+
+export interface ApiResponse<T> {
+  data: T;
+  status: number;
+  rateLimit: RateLimitInfo;
+  endpoint: EndpointName;
+}
+
+export interface CallerDeps {
+  transport: Transport;
+  apiKey: string;
+  governor?: Governor;
+  onCall?: (call: ApiCallItem) => void;
+  logger?: Logger;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+export interface CallSpec<T> {
+  endpoint: EndpointName;
+  /** Encoded path (buildPath). */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  schema: z.ZodType<T>;
+  /** What the call is about (id, slug, page), for error messages and logs. */
+  context: ErrorContext;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Full-jitter exponential backoff: uniform in [0, min(max, base * 2^attempt)]. */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
+}
+
+/** Ask until admitted; 'busy' only means other calls hold the headroom for a moment. */
+async function admit(governor: Governor, endpoint: EndpointName, signal?: AbortSignal): Promise<CallTicket> {
+  for (;;) {
+    if (signal?.aborted) throw abortReason(signal);
+    const a = await governor.admit(endpoint);
+    if (a.ok) return a.ticket;
+    const context = { endpoint: ENDPOINTS[endpoint].template, reason: a.reason };
+    if (a.reason === 'busy') {
+      await sleep(10 + Math.random() * 40, signal);
+    } else if (a.reason === 'paused') {
+      throw new QuotaPausedError(a.until ?? nextUtcMidnight(new Date()), a.message, context);
+    } else {
+      throw new BudgetExhaustedError(a.message, context);
+    }
+  }
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; name?: unknown } | null;
+  return typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'unknown';
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => {
+      const path = i.path.reduce<string>(
+        (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)),
+        '',
+      );
+      return `${path || '(root)'}: ${i.message}`;
+    })
+    .join('; ');
+}
+
+function describeContext(context: ErrorContext): string {
+  const parts = Object.entries(context).filter(([, v]) => v !== undefined);
+  return parts.length ? ` (${parts.map(([k, v]) => `${k}=${String(v)}`).join(' ')})` : '';
+}
+
+type Interpreted<T> = { ok: true; data: T } | { ok: false; error: Error; retry: boolean };
+
+/** Turn one attempt into data or an error, and say whether another attempt may help. */
+function interpret<T>(
+  deps: CallerDeps,
+  spec: CallSpec<T>,
+  r: Exclude<AttemptResult, { kind: 'notSent' }>,
+): Interpreted<T> {
+  const base = { endpoint: spec.endpoint, context: spec.context, apiCode: null, apiMessage: null };
+  if (r.kind === 'noResponse') {
+    const message = `no response (${errorCode(r.error)})${describeContext(spec.context)}`;
+    return {
+      ok: false,
+      retry: true,
+      error: new ApiError({ ...base, status: 0, rateLimit: EMPTY_RATE_LIMIT, message }),
+    };
+  }
+  if (r.kind === 'bodyFailed') {
+    if (r.status >= 200 && r.status < 300) {
+      const message = `HTTP ${r.status} body broke off (${errorCode(r.error)})${describeContext(spec.context)}`;
+      return {
+        ok: false,
+        retry: true,
+        error: new ApiError({ ...base, status: r.status, rateLimit: r.rateLimit, message }, 'NETWORK', true),
+      };
+    }
+    const error = errorForStatus({ ...base, status: r.status, rateLimit: r.rateLimit });
+    return { ok: false, retry: isRetryableStatus(r.status), error };
+  }
+  if (r.status < 200 || r.status >= 300) {
+    const body = parseErrorBody(redact(r.text, deps.apiKey));
+    const error = errorForStatus({ ...base, ...body, status: r.status, rateLimit: r.rateLimit });
+    return { ok: false, retry: isRetryableStatus(r.status), error };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(r.text);
+  } catch {
+    // A 200 whose JSON does not parse was cut short or garbled on the way: try again.
+    const message = `HTTP ${r.status} body is not valid JSON (${r.text.length} chars, truncated?)${describeContext(spec.context)}`;
+    return {
+      ok: false,
+      retry: true,
+      error: new ApiError(
+        { ...base, status: r.status, rateLimit: r.rateLimit, message },
+        'API_SERVER_ERROR',
+        true,
+      ),
+    };
+  }
+  const result = spec.schema.safeParse(parsed);
+  if (result.success) return { ok: true, data: result.data };
+  const raw: unknown = r.text.includes(deps.apiKey) ? JSON.parse(redact(r.text, deps.apiKey)) : parsed;
+  const template = ENDPOINTS[spec.endpoint].template;
+  const message = `invalid response${describeContext(spec.context)} at ${formatIssues(result.error.issues)}`;
+  return {
+    ok: false,
+    retry: false,
+    error: new ResponseInvalidError(template, message, raw, { endpointName: spec.endpoint, ...spec.context }),
+  };
+}
+
+/** One logical call: validate nothing here (callers did), loop over attempts, each governed and ledgered. */
+export async function performCall<T>(
+  deps: CallerDeps,
+  spec: CallSpec<T>,
+  signal?: AbortSignal,
+): Promise<ApiResponse<T>> {
+  const { method, template, costCents } = ENDPOINTS[spec.endpoint];
+  for (let attempt = 0; ; attempt++) {
+    const ticket = deps.governor ? await admit(deps.governor, spec.endpoint, signal) : null;
+    if (signal?.aborted) {
+      if (ticket) await deps.governor!.release(ticket);
+      throw abortReason(signal);
+    }
+    const startedAt = new Date();
+    const r = await deps.transport.send(
+      { method, path: spec.path, query: spec.query, body: spec.body, apiKey: deps.apiKey },
+      signal,
+    );
+    let outcome: Interpreted<T>;
+    if (r.kind === 'notSent') {
+      // Nothing left this machine: no quota used, nothing billed, so no ledger row.
+      if (ticket) await deps.governor!.release(ticket);
+      const message = `connection failed before sending (${errorCode(r.error)})${describeContext(spec.context)}`;
+      const error = new ApiError({
+        endpoint: spec.endpoint,
+        status: 0,
+        rateLimit: EMPTY_RATE_LIMIT,
+        apiCode: null,
+        apiMessage: null,
+        context: spec.context,
+        message,
+      });
+      outcome = { ok: false, retry: true, error };
+      deps.logger?.warn({ endpoint: template, attempt, error: errorCode(r.error) }, 'api request not sent');
+    } else {
+      const status = r.kind === 'noResponse' ? 0 : r.status;
+      const rateLimit = r.kind === 'noResponse' ? EMPTY_RATE_LIMIT : r.rateLimit;
+      try {
+        if (ticket) await deps.governor!.settle(ticket, { status, rateLimit });
+      } finally {
+        deps.onCall?.({
+          kind: 'apiCall',
+          at: startedAt.toISOString(),
+          method,
+          endpoint: template,
+          status,
+          costCents,
+          quotaRemaining: rateLimit.remaining,
+        });
+      }
+      deps.logger?.debug(
+        {
+          endpoint: template,
+          status,
+          attempt,
+          remaining: rateLimit.remaining,
+          reset: rateLimit.resetAt?.toISOString() ?? null,
+          ms: Date.now() - startedAt.getTime(),
+        },
+        'api call',
+      );
+      if (signal?.aborted) throw abortReason(signal);
+      outcome = interpret(deps, spec, r);
+      if (outcome.ok) return { data: outcome.data, status, rateLimit, endpoint: spec.endpoint };
+    }
+    if (!outcome.retry || attempt >= deps.maxRetries) throw outcome.error;
+    const waitMs = backoffMs(attempt, deps.retryBaseMs, deps.retryMaxMs);
+    deps.logger?.warn(
+      { endpoint: template, attempt, waitMs, code: (outcome.error as ApiError).code },
+      'api call will be retried',
+    );
+    await sleep(waitMs, signal);
+  }
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { RequestInvalidError } from '../../src/errors.ts';
+import { ENDPOINTS, type EndpointName } from '../../src/api/endpoints.ts';
+import { buildPath, encodeFragranceId, encodeSlug } from '../../src/api/paths.ts';
+
+const NASTY = [
+  'a',
+  'chanel/no-5',
+  'ab?x=1',
+  'a#frag',
+  'a%2F..%2Fb',
+  '%2e%2e',
+  'a b',
+  'ünïcödé',
+  'a;b',
+  'a&b=c',
+  '$&',
+  '\'"<>',
+  'a\\b',
+  'a\u0000b',
+  'x/..%2F',
+  '....',
+  '.a',
+  '..a',
+  'a.',
+  'brand/%2e%2e',
+  'brand/?',
+  'brand/#',
+  'emoji🧪/x',
+  'line\nbreak',
+];
+const REFUSED_IDS = ['', '/', 'a/', '/a', 'a//b', 'a/b/c', '.', '..', 'a/..', '../a', './a', 'a/.', '\uD800'];
+
+/** Each id segment may only become unreserved characters or %XX escapes. */
+const SEGMENT = "(?:[A-Za-z0-9\\-_.!~*'()]|%[0-9A-F]{2})+";
+
+function shapeOf(endpoint: EndpointName, param: 'id' | 'slug'): RegExp {
+  const tpl = ENDPOINTS[endpoint].template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const value = param === 'id' ? `${SEGMENT}(?:/${SEGMENT})?` : SEGMENT;
+  return new RegExp(`^${tpl.replace(`\\{${param}\\}`, value)}$`);
+}
+
+function decodeSegments(path: string, template: string): string {
+  const prefix = template.slice(0, template.indexOf('{'));
+  const suffix = template.slice(template.indexOf('}') + 1);
+  const middle = path.slice(prefix.length, path.length - suffix.length);
+  return middle.split('/').map(decodeURIComponent).join('/');
+}
+
+describe('fragrance ids in paths', () => {
+  const idEndpoints: EndpointName[] = [
+    'getFragrance',
+    'getReviews',
+    'getSimilar',
+    'getWearingStats',
+    'getReviewDigest',
+  ];
+
+  it('keeps every accepted id inside its template and round-trips it', () => {
+    for (const endpoint of idEndpoints) {
+      for (const id of NASTY) {
+        const path = buildPath(endpoint, { id });
+        expect(path, id).toMatch(shapeOf(endpoint, 'id'));
+        expect(path).not.toMatch(/[?#]/);
+        expect(decodeSegments(path, ENDPOINTS[endpoint].template)).toBe(id);
+        // No segment the server would normalise away.
+        for (const seg of path.split('/')) expect(['.', '..']).not.toContain(decodeURIComponent(seg));
+      }
+    }
+  });
+
+  it('encodes a two-segment slug as two segments', () => {
+    expect(buildPath('getFragrance', { id: 'maison margiela/by the fireplace' })).toBe(
+      '/v1/fragrances/maison%20margiela/by%20the%20fireplace',
+    );
+    expect(buildPath('getSimilar', { id: 'a?b/c#d' })).toBe('/v1/fragrances/a%3Fb/c%23d/similar');
+    expect(encodeFragranceId('getFragrance', '100%')).toBe('100%25');
+  });
+
+  it('refuses ids that could change the path', () => {
+    for (const id of REFUSED_IDS) {
+      expect(() => buildPath('getFragrance', { id }), JSON.stringify(id)).toThrow(RequestInvalidError);
+    }
+  });
+
+  it('fuzzes random strings: accepted ones always fit the template', () => {
+    const alphabet = ['/', '.', '%', '?', '#', 'a', 'Z', '0', ' ', '\\', '&', '=', '+', 'é', '\u2028'];
+    let seed = 42;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let accepted = 0;
+    for (let n = 0; n < 3000; n++) {
+      const len = 1 + Math.floor(rand() * 8);
+      let id = '';
+      for (let i = 0; i < len; i++) id += alphabet[Math.floor(rand() * alphabet.length)];
+      let path: string;
+      try {
+        path = buildPath('getReviews', { id });
+      } catch (err) {
+        expect(err).toBeInstanceOf(RequestInvalidError);
+        continue;
+      }
+      accepted++;
+      expect(path).toMatch(shapeOf('getReviews', 'id'));
+      expect(decodeSegments(path, ENDPOINTS.getReviews.template)).toBe(id);
+    }
+    expect(accepted).toBeGreaterThan(500);
+  });
+});
+
+describe('slugs in paths', () => {
+  const slugEndpoints: EndpointName[] = [
+    'getChart',
+    'getBrand',
+    'getBrandFragrances',
+    'getPerfumer',
+    'getNote',
+  ];
+
+  it('encodes a slug as exactly one segment', () => {
+    for (const endpoint of slugEndpoints) {
+      for (const slug of NASTY.filter((s) => !s.includes('/'))) {
+        const path = buildPath(endpoint, { slug });
+        expect(path).toMatch(shapeOf(endpoint, 'slug'));
+        expect(decodeSegments(path, ENDPOINTS[endpoint].template)).toBe(slug);
+      }
+    }
+  });
+
+  it("refuses '/', empty, '.' and '..' slugs", () => {
+    for (const slug of ['', 'a/b', '/', '.', '..', '\uDFFF']) {
+      expect(() => encodeSlug('getBrand', slug)).toThrow(RequestInvalidError);
+    }
+  });
+
+  it('refuses a template value that is missing', () => {
+    expect(() => buildPath('getBrand')).toThrow(/slug is required/);
+    expect(() => buildPath('getFragrance')).toThrow(/id is required/);
+    expect(buildPath('trending')).toBe('/v1/trending');
+  });
+});
