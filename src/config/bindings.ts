@@ -1,0 +1,224 @@
+import type { ParseArgsConfig } from 'node:util';
+import { ConfigError } from '../errors.ts';
+
+/**
+ * Where environment variables and command-line flags land in the config tree. One table
+ * serves the parser (CONFIG_FLAGS), the loader and the help text, so the three cannot drift.
+ */
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** How the raw string of a flag or variable becomes a config value. */
+type Kind = 'string' | 'number' | 'bool' | 'negatedBool' | 'reviews';
+
+export interface Binding {
+  flag?: string;
+  /** Variables in increasing precedence (the last one set wins). */
+  env?: string[];
+  /** Config paths written by this binding (a flag may set more than one). */
+  paths: string[][];
+  kind: Kind;
+  /** Meaning and unit, for --help. */
+  help: string;
+  valueName?: string;
+}
+
+export const BINDINGS: Binding[] = [
+  {
+    flag: 'base-url',
+    env: ['FRAGSYNC_BASE_URL'],
+    paths: [['baseUrl']],
+    kind: 'string',
+    valueName: 'URL',
+    help: 'address of the Fragrance Data Service (required for sync; no default)',
+  },
+  {
+    flag: 'db',
+    env: ['FRAGSYNC_DB'],
+    paths: [['dbPath']],
+    kind: 'string',
+    valueName: 'FILE',
+    help: 'DuckDB warehouse file (default data/fragsync.duckdb)',
+  },
+  {
+    flag: 'redis',
+    env: ['REDIS_URL', 'FRAGSYNC_REDIS_URL'],
+    paths: [['redisUrl']],
+    kind: 'string',
+    valueName: 'URL',
+    help: 'Redis for distributed workers (redis://...); without it jobs run in-process',
+  },
+  {
+    flag: 'objective',
+    env: ['FRAGSYNC_OBJECTIVE'],
+    paths: [['objective']],
+    kind: 'string',
+    valueName: 'cents|calls',
+    help: 'what to minimise when paths differ: money (cents) or daily quota calls (default cents)',
+  },
+  {
+    flag: 'max-cents',
+    env: ['FRAGSYNC_MAX_CENTS'],
+    paths: [['budget', 'maxCentsPerRun']],
+    kind: 'number',
+    valueName: 'CENTS',
+    help: 'stop the run before it spends more than this many cents (default: no cap)',
+  },
+  {
+    flag: 'max-cents-per-day',
+    env: ['FRAGSYNC_MAX_CENTS_PER_DAY'],
+    paths: [['budget', 'maxCentsPerDay']],
+    kind: 'number',
+    valueName: 'CENTS',
+    help: 'cap on cents spent per UTC day, across runs (default: no cap)',
+  },
+  {
+    flag: 'reserve',
+    env: ['FRAGSYNC_RESERVE'],
+    paths: [['quota', 'reserveCalls']],
+    kind: 'number',
+    valueName: 'CALLS',
+    help: "daily quota calls left for the account's other applications (default 0)",
+  },
+  {
+    flag: 'reserve-percent',
+    env: ['FRAGSYNC_RESERVE_PERCENT'],
+    paths: [['quota', 'reservePercent']],
+    kind: 'number',
+    valueName: 'PERCENT',
+    help: 'same as a percentage (0-100) of the daily limit; the larger reserve applies (default 0)',
+  },
+  {
+    flag: 'concurrency',
+    env: ['FRAGSYNC_CONCURRENCY'],
+    paths: [
+      ['http', 'concurrency'],
+      ['queue', 'concurrency'],
+    ],
+    kind: 'number',
+    valueName: 'N',
+    help: 'requests in flight and jobs per worker process (default 32)',
+  },
+  {
+    flag: 'no-wait',
+    env: ['FRAGSYNC_NO_WAIT'],
+    paths: [['quota', 'wait']],
+    kind: 'negatedBool',
+    help: 'when the quota is down to the reserve, stop (exit 5) instead of waiting for the reset',
+  },
+  {
+    flag: 'queue-prefix',
+    env: ['FRAGSYNC_QUEUE_PREFIX'],
+    paths: [['queue', 'prefix']],
+    kind: 'string',
+    valueName: 'NAME',
+    help: "Redis key prefix of the job queues, without ':' (default fragsync)",
+  },
+  {
+    flag: 'log-level',
+    env: ['FRAGSYNC_LOG_LEVEL'],
+    paths: [['logLevel']],
+    kind: 'string',
+    valueName: 'LEVEL',
+    help: 'fatal, error, warn, info, debug, trace or silent (default info)',
+  },
+  {
+    flag: 'reviews',
+    env: ['FRAGSYNC_REVIEWS'],
+    paths: [['datasets', 'reviews']],
+    kind: 'reviews',
+    valueName: 'all|none|newest:N',
+    help: 'reviews per fragrance: all of them, none, or the N newest (default all)',
+  },
+  {
+    flag: 'review-digest',
+    env: ['FRAGSYNC_REVIEW_DIGEST'],
+    paths: [['datasets', 'reviewDigest']],
+    kind: 'bool',
+    help: 'also fetch AI review digests (5 cents per fragrance; default off)',
+  },
+  { env: ['FRAGSYNC_PARQUET_DIR'], paths: [['export', 'parquetDir']], kind: 'string', help: '' },
+];
+
+const EXTRA_FLAGS = {
+  config: {
+    type: 'string',
+    help: 'JSON config file (defaults < file < environment < flags)',
+    valueName: 'FILE',
+  },
+  help: { type: 'boolean', help: 'show this help' },
+} as const;
+
+/** The shared node:util parseArgs option spec for sync, plan, worker and status. */
+export const CONFIG_FLAGS: ParseArgsOptionsConfig = Object.freeze({
+  ...Object.fromEntries(
+    BINDINGS.filter((b) => b.flag !== undefined).map((b) => [
+      b.flag as string,
+      { type: b.kind === 'bool' || b.kind === 'negatedBool' ? 'boolean' : 'string' } as const,
+    ]),
+  ),
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+});
+
+export function configHelp(): string {
+  const rows: [string, string][] = BINDINGS.filter((b) => b.flag !== undefined).map((b) => [
+    `--${b.flag}${b.valueName ? ` ${b.valueName}` : ''}`,
+    b.help,
+  ]);
+  rows.push([`--config ${EXTRA_FLAGS.config.valueName}`, EXTRA_FLAGS.config.help]);
+  rows.push(['--help', EXTRA_FLAGS.help.help]);
+  const width = Math.max(...rows.map(([f]) => f.length));
+  return [
+    'Options:',
+    ...rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`),
+    '',
+    'The API key is read from FRAGSYNC_API_KEY only (never a flag or a config file).',
+    'Environment: ' +
+      BINDINGS.flatMap((b) => b.env ?? [])
+        .concat('FRAGSYNC_API_KEY')
+        .join(', '),
+  ].join('\n');
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+/**
+ * Converts a raw flag or variable value. Values that do not convert are returned as they
+ * are, so that the schema rejects them with the message of the key they were meant for.
+ */
+export function convert(binding: Binding, raw: string | boolean, where: string): unknown {
+  switch (binding.kind) {
+    case 'string':
+      if (typeof raw === 'boolean') throw new ConfigError(`config: ${where} needs a value`);
+      return raw;
+    case 'number': {
+      if (typeof raw === 'boolean') throw new ConfigError(`config: ${where} needs a value`);
+      const n = raw.trim() === '' ? NaN : Number(raw);
+      return Number.isFinite(n) ? n : raw;
+    }
+    case 'bool':
+    case 'negatedBool': {
+      let value: unknown = raw;
+      if (typeof raw === 'string') {
+        const lower = raw.toLowerCase();
+        value = TRUE.has(lower) ? true : FALSE.has(lower) ? false : raw;
+      }
+      return binding.kind === 'negatedBool' && typeof value === 'boolean' ? !value : value;
+    }
+    case 'reviews':
+      return parseReviews(raw, binding, where);
+  }
+}
+
+function parseReviews(raw: string | boolean, binding: Binding, where: string): unknown {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (text === 'all' || text === 'none') return { mode: text };
+  const m = /^newest:(\d+)$/.exec(text);
+  if (m && Number(m[1]) >= 1) return { mode: 'newest', newest: Number(m[1]) };
+  const path = (binding.paths[0] ?? []).join('.');
+  throw new ConfigError(`config: ${path} must be all, none or newest:N with N >= 1 (from ${where})`, {
+    key: path,
+  });
+}

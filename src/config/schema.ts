@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/**
+ * The configuration of every fragsync command. Objects are strict: a typo in a config file
+ * must fail loudly rather than silently fall back to a default. Error messages are phrased
+ * to follow the key path ("quota.reservePercent must be ...") in one line.
+ */
+
+const NON_NEG_INT = 'must be a non-negative integer';
+const POS_INT = 'must be a positive integer';
+
+const nonNegInt = () =>
+  z.number({ error: NON_NEG_INT }).int({ error: NON_NEG_INT }).min(0, { error: NON_NEG_INT });
+const posInt = () => z.number({ error: POS_INT }).int({ error: POS_INT }).min(1, { error: POS_INT });
+const bool = () => z.boolean({ error: 'must be true or false' });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const ReviewsSchema = z.strictObject({
+  /** all: every review; newest: only the `newest` most recent per fragrance; none: skip reviews. */
+  mode: z.enum(['all', 'newest', 'none'], { error: 'must be all, newest or none' }),
+  /** Reviews kept per fragrance when mode is 'newest' (count). */
+  newest: posInt(),
+});
+
+export const ConfigSchema = z.strictObject({
+  /** Address of the Fragrance Data Service (http/https URL). No default: the sync refuses to guess. */
+  baseUrl: z.string().refine(isHttpUrl, { error: 'must be an http(s) URL' }).nullable(),
+  /** Bearer token, from FRAGSYNC_API_KEY only. Redacted from JSON and inspect output. */
+  apiKey: z.string().min(1, { error: 'must not be empty' }).nullable(),
+  /** Path of the DuckDB warehouse file. */
+  dbPath: z.string().min(1, { error: 'must be a non-empty path' }),
+  /** Redis URL for distributed mode; null: run every job in-process. */
+  redisUrl: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), { error: 'must be a redis:// or rediss:// URL' })
+    .nullable(),
+  /** What the planner minimises when paths differ: money (cents) or daily quota units (calls). */
+  objective: z.enum(['cents', 'calls'], { error: 'must be cents or calls' }),
+  budget: z.strictObject({
+    /** Cent cap of one run; null: no cap. */
+    maxCentsPerRun: nonNegInt().nullable(),
+    /** Cent cap per UTC day (service clock), across runs; null: no cap. */
+    maxCentsPerDay: nonNegInt().nullable(),
+  }),
+  quota: z.strictObject({
+    /** Quota calls left untouched for the account's other applications (calls). */
+    reserveCalls: nonNegInt(),
+    /** Same as a percentage of X-RateLimit-Limit (0..100); the larger of the two reserves applies. */
+    reservePercent: z
+      .number({ error: 'must be between 0 and 100' })
+      .min(0, { error: 'must be between 0 and 100' })
+      .max(100, { error: 'must be between 0 and 100' }),
+    /** When the quota is down to the reserve: wait for the reset (true) or stop with an exit code (false). */
+    wait: bool(),
+    /** Upper bound of the random delay after a reset before resuming, in ms. */
+    resumeJitterMs: nonNegInt(),
+  }),
+  http: z.strictObject({
+    /** Requests in flight per process (count). */
+    concurrency: posInt(),
+    /** Keep-alive connections to the service per process (count). */
+    connections: posInt(),
+    /** TCP/TLS connect timeout, in ms. */
+    connectTimeoutMs: posInt(),
+    /** Time to wait for response headers, in ms. */
+    headersTimeoutMs: posInt(),
+    /** Maximum idle time while reading a response body, in ms. */
+    bodyTimeoutMs: posInt(),
+    /** Retries of one request after 5xx or network errors (attempts beyond the first). */
+    maxRetries: nonNegInt(),
+    /** First retry delay before jitter, in ms; doubles per attempt. */
+    retryBaseMs: posInt(),
+    /** Ceiling of one retry delay, in ms. */
+    retryMaxMs: posInt(),
+  }),
+  datasets: z.strictObject({
+    /** Fragrance profiles (name, brand, perfumer, year, score, notes, accords): 1 cent each. */
+    fragrances: bool(),
+    /** Similar lists at limit 50: 2 cents each. */
+    similar: bool(),
+    /** Wearing stats: 2 cents each. */
+    wearing: bool(),
+    reviews: ReviewsSchema,
+    /** AI review digests: 5 cents each, opt-in. */
+    reviewDigest: bool(),
+    /** Brand profiles and their exhaustive catalogues. */
+    brands: bool(),
+    /** Perfumer profiles (slugs come from fragrance profiles). */
+    perfumers: bool(),
+    /** Note list and note profiles (descriptions are only in the profile). */
+    notes: bool(),
+    /** Accord families. */
+    accords: bool(),
+    /** Chart list and each chart's leaderboard snapshot. */
+    charts: bool(),
+    /** Trending feed (1 cent per sync), opt-in. */
+    trending: bool(),
+  }),
+  queue: z.strictObject({
+    /** Key prefix of the BullMQ queues in Redis; no ':' (BullMQ uses it as separator). */
+    prefix: z.string().regex(/^[^:\s]+$/, { error: "must be a non-empty string without ':' or spaces" }),
+    /** Jobs processed at once per worker process (count). */
+    concurrency: posInt(),
+  }),
+  loader: z.strictObject({
+    /** Items per warehouse transaction (count). */
+    batchItems: posInt(),
+    /** Longest time a partial batch waits before it is written, in ms. */
+    flushMs: posInt(),
+  }),
+  export: z.strictObject({
+    /** Folder for Parquet files after a sync; null: no export. */
+    parquetDir: z.string().min(1, { error: 'must be a non-empty path' }).nullable(),
+  }),
+  /** pino log level. */
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type DatasetsConfig = Config['datasets'];
+export type Objective = Config['objective'];

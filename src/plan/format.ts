@@ -1,0 +1,84 @@
+import { ENDPOINT_NAMES, ENDPOINTS } from '../api/endpoints.ts';
+import type { Cost } from './cost-model.ts';
+import type { Fit, Plan } from './plan.ts';
+
+const TITLES: Record<Plan['kind'], string> = {
+  lowerBound: 'LOWER BOUND: catalogue sizes not known yet',
+  fullCycle: 'next full cycle, sized from the last runs',
+  openCycle: 'work still owed in the open cycle',
+};
+
+/** The plan as an aligned table (endpoint, calls, cents), totals, then one line per limit. */
+export function formatPlan(plan: Plan): string {
+  const rows: [string, string, string][] = [['endpoint', 'calls', 'cents']];
+  for (const name of ENDPOINT_NAMES) {
+    const line = plan.cost.byEndpoint[name];
+    if (!line) continue;
+    const e = ENDPOINTS[name];
+    rows.push([`${e.method.padEnd(4)} ${e.template}`, String(line.calls), String(line.cents)]);
+  }
+  const totalLabel = plan.kind === 'lowerBound' ? 'total (at least)' : 'total';
+  rows.push([totalLabel, String(plan.cost.calls), String(plan.cost.cents)]);
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  const w2 = Math.max(...rows.map((r) => r[2].length));
+  const fmt = ([a, b, c]: [string, string, string]) =>
+    `  ${a.padEnd(w0)}  ${b.padStart(w1)}  ${c.padStart(w2)}`;
+  const rule = `  ${'-'.repeat(w0 + w1 + w2 + 4)}`;
+  const table = rows.map(fmt);
+  table.splice(1, 0, rule);
+  table.splice(table.length - 1, 0, rule);
+
+  const out = [`fragsync plan: ${TITLES[plan.kind]} (objective: ${plan.objective})`];
+  if (plan.cycleStart) out.push(`  cycle open since ${plan.cycleStart}`);
+  if (plan.kind === 'lowerBound') {
+    out.push(
+      `  unknown sizes: ${plan.unknownSizes.join(', ')}; only their first pages are counted below,`,
+      '  the rest depends on what those pages announce.',
+    );
+  }
+  out.push('', ...table, '');
+  out.push(`quota units: ${plan.cost.quotaUnits}${plan.kind === 'lowerBound' ? ' (at least)' : ''}`);
+  out.push(`per fragrance (<= 50 reviews): ${describe(plan.perFragrance)}`);
+  if (plan.undiscoveredFragrances > 0) {
+    out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);
+  }
+  out.push(quotaLine(plan), runLine(plan), dayLine(plan));
+  if (plan.daysAtLimit !== null && plan.daysAtLimit > 1) {
+    out.push(`at the full daily allowance this takes about ${plan.daysAtLimit} days`);
+  }
+  return out.join('\n');
+}
+
+function describe(cost: Cost): string {
+  const parts = ENDPOINT_NAMES.filter((n) => cost.byEndpoint[n]).map(
+    (n) => `${ENDPOINTS[n].template} x${cost.byEndpoint[n]?.calls}`,
+  );
+  return `${cost.calls} calls, ${cost.cents} cents (${parts.join(', ')})`;
+}
+
+function verdict(fit: Fit): string {
+  return { fits: 'fits', exceeds: 'DOES NOT FIT', unknown: 'unknown', uncapped: 'no cap' }[fit];
+}
+
+function quotaLine(plan: Plan): string {
+  const q = plan.quota;
+  if (!q || q.availableCalls === null) {
+    return `quota: ${verdict(plan.fits.quota)} (no X-RateLimit-Remaining seen${q?.windowReset ? ' since the last reset' : ''})`;
+  }
+  const seen = q.windowReset ? `limit ${q.limit} after the reset` : `remaining ${q.remaining}`;
+  return `quota: ${verdict(plan.fits.quota)}: ${plan.cost.quotaUnits} calls vs ${q.availableCalls} available (${seen} - reserve ${q.reserveCalls})`;
+}
+
+function runLine(plan: Plan): string {
+  const cap = plan.budget.maxCentsPerRun;
+  if (cap === null) return 'run budget: no cap';
+  return `run budget: ${verdict(plan.fits.runBudget)}: ${plan.cost.cents} cents vs cap ${cap}`;
+}
+
+function dayLine(plan: Plan): string {
+  const cap = plan.budget.maxCentsPerDay;
+  if (cap === null) return 'day budget: no cap';
+  const spent = plan.budget.centsToday;
+  return `day budget: ${verdict(plan.fits.dayBudget)}: ${spent} spent today + ${plan.cost.cents} cents vs cap ${cap}`;
+}

@@ -1,0 +1,120 @@
+import type { Config, Objective } from '../config/index.ts';
+import type { SyncState } from '../warehouse/state-types.ts';
+import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
+import { owedWork } from './owed.ts';
+
+export { formatPlan } from './format.ts';
+
+/**
+ * lowerBound: some catalogue sizes are unknown (an empty warehouse): only the first pages of
+ * those walks are counted. fullCycle: a new cycle, sized from earlier runs. openCycle: what is
+ * still owed in the cycle an interrupted run left open.
+ */
+export type PlanKind = 'lowerBound' | 'fullCycle' | 'openCycle';
+
+/** fits / exceeds: known; unknown: no quota seen or only a lower bound that fits; uncapped: no cap set. */
+export type Fit = 'fits' | 'exceeds' | 'unknown' | 'uncapped';
+
+export interface QuotaSnapshot {
+  remaining: number | null;
+  limit: number | null;
+  resetAt: Date | null;
+}
+
+export interface PlanQuota {
+  limit: number | null;
+  /** Remaining as last seen, or the full limit when the window has reset since. */
+  remaining: number | null;
+  resetAt: Date | null;
+  /** Calls left to other applications: max(reserveCalls, reservePercent of the limit). */
+  reserveCalls: number;
+  /** remaining − reserve, never below 0; null when remaining is unknown. */
+  availableCalls: number | null;
+  /** True when the last seen remaining belongs to a window that has reset since. */
+  windowReset: boolean;
+}
+
+export interface Plan {
+  kind: PlanKind;
+  objective: Objective;
+  cycleStart: string | null;
+  cost: Cost;
+  /** One fragrance with all enabled datasets and at most 50 reviews. */
+  perFragrance: Cost;
+  /** Walks (and entities) whose size is unknown: counted at their first page. */
+  unknownSizes: string[];
+  undiscoveredFragrances: number;
+  quota: PlanQuota | null;
+  fits: { quota: Fit; runBudget: Fit; dayBudget: Fit };
+  budget: { maxCentsPerRun: number | null; maxCentsPerDay: number | null; centsToday: number };
+  /** Days at the full daily allowance (minus reserve) the plan needs; null when the limit is unknown. */
+  daysAtLimit: number | null;
+}
+
+export interface PlanOptions {
+  now?: Date;
+  /** Cents the ledger shows for today (UTC), for the per-day cap. */
+  centsToday?: number;
+}
+
+export function buildPlan(
+  state: SyncState,
+  config: Config,
+  quota: QuotaSnapshot | null,
+  options: PlanOptions = {},
+): Plan {
+  const now = options.now ?? new Date();
+  const owed = owedWork(state, config);
+  const cost = costOf(owed.counts);
+  const unknownSizes = [...owed.unknownWalks];
+  if (unknownSizes.includes('fragrances')) {
+    if (config.datasets.brands) unknownSizes.push('brands');
+    if (config.datasets.perfumers) unknownSizes.push('perfumers');
+  }
+  const kind: PlanKind =
+    unknownSizes.length > 0 ? 'lowerBound' : state.cycleStart !== null ? 'openCycle' : 'fullCycle';
+  const lowerBound = kind === 'lowerBound';
+  const planQuota = quota === null ? null : quotaView(quota, config, now);
+  const centsToday = options.centsToday ?? 0;
+  const { maxCentsPerRun, maxCentsPerDay } = config.budget;
+  const usable = planQuota?.limit != null ? Math.max(0, planQuota.limit - planQuota.reserveCalls) : null;
+  return {
+    kind,
+    objective: config.objective,
+    cycleStart: state.cycleStart,
+    cost,
+    perFragrance: perFragranceCost(config.datasets),
+    unknownSizes,
+    undiscoveredFragrances: owed.undiscoveredFragrances,
+    quota: planQuota,
+    fits: {
+      quota: fit(cost.quotaUnits, planQuota?.availableCalls ?? null, lowerBound, 'unknown'),
+      runBudget: fit(cost.cents, maxCentsPerRun, lowerBound, 'uncapped'),
+      dayBudget: fit(centsToday + cost.cents, maxCentsPerDay, lowerBound, 'uncapped'),
+    },
+    budget: { maxCentsPerRun, maxCentsPerDay, centsToday },
+    daysAtLimit: usable === null || usable === 0 ? null : Math.ceil(cost.quotaUnits / usable),
+  };
+}
+
+/** A lower bound that exceeds a cap surely exceeds it; one that fits proves nothing. */
+function fit(amount: number, cap: number | null, lowerBound: boolean, whenNoCap: Fit): Fit {
+  if (cap === null) return whenNoCap;
+  if (amount > cap) return 'exceeds';
+  return lowerBound ? 'unknown' : 'fits';
+}
+
+function quotaView(q: QuotaSnapshot, config: Config, now: Date): PlanQuota {
+  const { reserveCalls, reservePercent } = config.quota;
+  const reserve = Math.max(reserveCalls, q.limit === null ? 0 : Math.ceil((q.limit * reservePercent) / 100));
+  const windowReset = q.resetAt !== null && q.resetAt.getTime() <= now.getTime();
+  const remaining = windowReset ? q.limit : q.remaining;
+  return {
+    limit: q.limit,
+    remaining,
+    resetAt: q.resetAt,
+    reserveCalls: reserve,
+    availableCalls: remaining === null ? null : Math.max(0, remaining - reserve),
+    windowReset,
+  };
+}
