@@ -46,6 +46,8 @@ export interface GovernorStatus {
   resetAt: Date | null;
   reserve: number;
   inFlight: number;
+  /** Cents held by the calls in flight (counted against both budgets until settled). */
+  inFlightCents: number;
   pausedUntil: Date | null;
   centsToday: number;
   centsThisRun: number;

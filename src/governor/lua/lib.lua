@@ -1,0 +1,132 @@
+-- lib.lua: helpers prepended to every governor script at load time (not a script itself).
+-- Every script gets the same KEYS and the first two ARGV:
+--   KEYS[1] <prefix>:gov:state    hash: limit, remaining, resetAt (service ms), pauseUntil
+--                                 (service ms), pauseJitter (ms), offset (service - local ms), runId
+--   KEYS[2] <prefix>:gov:inflight zset: ticket id scored by its expiry (local ms)
+--   KEYS[3] <prefix>:gov:tickets  hash: ticket id -> cents held
+--   KEYS[4] <prefix>:gov:expired  zset: tickets charged at expiry (local ms), kept one day so a
+--                                 late settle does not charge them twice
+--   ARGV[1] prefix (the day and run keys are derived from it: <prefix>:gov:day:<YYYY-MM-DD>,
+--           <prefix>:gov:run:<runId>)
+--   ARGV[2] now, local epoch ms (passed from JS so tests control it; never redis TIME)
+-- Numbers are Lua doubles: epoch ms are exact up to 2^53.
+
+local DAY_MS = 86400000
+local PAUSE_WITHOUT_RESET_MS = 60000
+local DAY_KEY_TTL_MS = 3 * DAY_MS
+local RUN_KEY_TTL_MS = 30 * DAY_MS
+
+local PREFIX = ARGV[1]
+local NOW = tonumber(ARGV[2])
+local S = {}
+
+local function num(v)
+  if v == nil or v == false or v == '' then return nil end
+  return tonumber(v)
+end
+
+local function str(n)
+  if n == nil then return '' end
+  return string.format('%.0f', n)
+end
+
+local function load_state()
+  local raw = redis.call('HGETALL', KEYS[1])
+  local t = {}
+  for i = 1, #raw, 2 do t[raw[i]] = raw[i + 1] end
+  S.limit = num(t.limit)
+  S.remaining = num(t.remaining)
+  S.resetAt = num(t.resetAt)
+  S.pauseUntil = num(t.pauseUntil)
+  S.pauseJitter = num(t.pauseJitter) or 0
+  S.offset = num(t.offset) or 0
+  S.runId = t.runId or ''
+end
+
+local function save_state()
+  local fields = { 'limit', 'remaining', 'resetAt', 'pauseUntil', 'pauseJitter', 'offset' }
+  for _, f in ipairs(fields) do
+    if S[f] == nil then redis.call('HDEL', KEYS[1], f) else redis.call('HSET', KEYS[1], f, str(S[f])) end
+  end
+  redis.call('HSET', KEYS[1], 'runId', S.runId)
+end
+
+-- Civil date of a UTC day number (H. Hinnant's days-to-civil algorithm).
+local function utc_day(ms)
+  local z = math.floor(ms / DAY_MS) + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return string.format('%04d-%02d-%02d', y, m, d)
+end
+
+local function day_key(service_ms) return PREFIX .. ':gov:day:' .. utc_day(service_ms) end
+local function run_key() return PREFIX .. ':gov:run:' .. S.runId end
+
+local function charge(cents, service_ms)
+  local dk = day_key(service_ms)
+  redis.call('INCRBY', dk, cents)
+  redis.call('PEXPIRE', dk, DAY_KEY_TTL_MS)
+  local rk = run_key()
+  redis.call('HINCRBY', rk, 'cents', cents)
+  redis.call('HINCRBY', rk, 'calls', 1)
+  redis.call('PEXPIRE', rk, RUN_KEY_TTL_MS)
+end
+
+local function in_flight()
+  local cents = 0
+  for _, v in ipairs(redis.call('HVALS', KEYS[3])) do cents = cents + tonumber(v) end
+  return redis.call('ZCARD', KEYS[2]), cents
+end
+
+local function reserve_for(reserve_calls, reserve_percent)
+  if S.limit == nil then return reserve_calls end
+  return math.max(reserve_calls, math.ceil(S.limit * reserve_percent / 100))
+end
+
+local function local_pause_end()
+  if S.pauseUntil == nil then return nil end
+  return S.pauseUntil - S.offset + S.pauseJitter
+end
+
+-- Expire tickets of dead processes, end a pause whose time has come, forget the remaining of
+-- a window that has reset.
+local function housekeeping()
+  local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', str(NOW))
+  for _, id in ipairs(dead) do
+    local cents = tonumber(redis.call('HGET', KEYS[3], id) or '0')
+    redis.call('HDEL', KEYS[3], id)
+    redis.call('ZREM', KEYS[2], id)
+    -- The dead process may have sent the request: count it as spent, never exceed a cap.
+    charge(cents, NOW + S.offset)
+    redis.call('ZADD', KEYS[4], str(NOW), id)
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. str(NOW - DAY_MS))
+  local pause_end = local_pause_end()
+  if pause_end ~= nil and NOW >= pause_end then
+    S.pauseUntil = nil
+    S.pauseJitter = nil
+  end
+  if S.resetAt ~= nil and NOW + S.offset >= S.resetAt then S.remaining = nil end
+end
+
+-- Pause until a service time; an existing pause that ends as late or later is kept, jitter and all.
+local function start_pause(until_service_ms, jitter_ms)
+  if S.pauseUntil ~= nil and S.pauseUntil >= until_service_ms then return false end
+  S.pauseUntil = until_service_ms
+  S.pauseJitter = jitter_ms
+  return true
+end
+
+-- The current window's reset, or a 60 s stand-in window when none is known.
+local function pause_target(service_now)
+  if S.resetAt ~= nil and S.resetAt > service_now then return S.resetAt end
+  S.resetAt = service_now + PAUSE_WITHOUT_RESET_MS
+  return S.resetAt
+end

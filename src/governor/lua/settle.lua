@@ -1,0 +1,56 @@
+-- settle.lua: a call came back (or failed): stop holding its ticket, count its cents as spent
+-- and reconcile the quota from the response. KEYS[1..4], ARGV[1] prefix, ARGV[2] now: see lib.lua.
+--   ARGV[3] ticket id   ARGV[4] cost (cents)   ARGV[5] HTTP status (0: no response)
+--   ARGV[6] X-RateLimit-Limit   ARGV[7] X-RateLimit-Remaining   ARGV[8] reset (service epoch ms)
+--   ARGV[9] Date header (epoch ms)   ('' for any header that was absent)
+--   ARGV[10] reserveCalls   ARGV[11] reservePercent   ARGV[12] jitter (ms) if a pause begins
+-- Rules: remaining is the lowest value seen in the window named by its reset; a later reset
+-- starts a new window; a response from a window already over is ignored. A 429 or remaining at
+-- the reserve pauses everyone until the reset (60 s when no reset is known).
+-- Returns {pauseStarted '1'|'0', pauseEndLocalMs|'', remaining|'', limit|''}.
+local ticket_id = ARGV[3]
+local cost = tonumber(ARGV[4])
+local status = tonumber(ARGV[5])
+local limit = num(ARGV[6])
+local remaining = num(ARGV[7])
+local reset = num(ARGV[8])
+local server_date = num(ARGV[9])
+local reserve_calls = tonumber(ARGV[10])
+local reserve_percent = tonumber(ARGV[11])
+local jitter_ms = tonumber(ARGV[12])
+
+load_state()
+if server_date ~= nil then S.offset = server_date - NOW end
+housekeeping()
+local service_now = NOW + S.offset
+
+local was_in_flight = redis.call('HDEL', KEYS[3], ticket_id) == 1
+redis.call('ZREM', KEYS[2], ticket_id)
+local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ticket_id) == 1
+-- Whether failed calls are billed is unknown: every attempt counts.
+if not charged_at_expiry then charge(cost, service_now) end
+
+if limit ~= nil then S.limit = limit end
+if reset ~= nil and reset > service_now then
+  if S.resetAt == nil or reset > S.resetAt then
+    S.resetAt = reset
+    S.remaining = remaining
+  elseif reset == S.resetAt and remaining ~= nil then
+    S.remaining = math.min(S.remaining or remaining, remaining)
+  end
+elseif reset == nil and remaining ~= nil then
+  S.remaining = math.min(S.remaining or remaining, remaining)
+end
+
+local started = false
+if status == 429 then
+  local target
+  if reset ~= nil and reset > service_now then target = reset else target = pause_target(service_now) end
+  if target == S.resetAt then S.remaining = 0 end
+  started = start_pause(target, jitter_ms)
+elseif S.remaining ~= nil and S.remaining <= reserve_for(reserve_calls, reserve_percent) then
+  started = start_pause(pause_target(service_now), jitter_ms)
+end
+
+save_state()
+return { started and '1' or '0', str(local_pause_end()), str(S.remaining), str(S.limit) }

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { ENDPOINTS, type EndpointName } from '../api/endpoints.ts';
+import {
+  DAY_MS,
+  checkDay,
+  DEFAULT_TICKET_TTL_MS,
+  PAUSE_WITHOUT_RESET_MS,
+  drawJitterMs,
+  nextUtcMidnightMs,
+  refusal,
+  reserveFor,
+  utcDay,
+} from './policy.ts';
+import type {
+  Admission,
+  CallOutcome,
+  CallTicket,
+  Governor,
+  GovernorLimits,
+  GovernorStatus,
+} from './types.ts';
+
+export interface MemoryGovernorOptions {
+  now?: () => number;
+  random?: () => number;
+  logger?: Logger;
+  /** Same rule as the Redis governor, so both behave alike; a leaked ticket frees its slot. */
+  ticketTtlMs?: number;
+}
+
+/**
+ * One process, no Redis: the same rules as src/governor/lua/*.lua, step for step (the
+ * shared test suite runs against both). Each method body is synchronous, which makes it
+ * atomic under Node's single thread just as a Lua script is in Redis.
+ */
+export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGovernorOptions = {}): Governor {
+  const now = opts.now ?? Date.now;
+  const random = opts.random ?? Math.random;
+  const ticketTtlMs = opts.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS;
+  const log = opts.logger;
+
+  let limit: number | null = null;
+  let remaining: number | null = null;
+  /** Service clock, epoch ms: identifies the window. */
+  let resetAtMs: number | null = null;
+  /** Service clock, epoch ms; the local end is this minus the offset plus the jitter. */
+  let pauseUntilMs: number | null = null;
+  let pauseJitterMs = 0;
+  let offsetMs = 0;
+  const tickets = new Map<string, { cents: number; expiresAtMs: number }>();
+  /** Tickets charged at expiry, so a late settle does not charge them twice. */
+  const expired = new Map<string, number>();
+  const days = new Map<string, number>();
+  let runId = '';
+  const runs = new Map<string, { cents: number; calls: number }>();
+
+  const run = () => runs.get(runId) ?? { cents: 0, calls: 0 };
+  const localPauseEnd = () => (pauseUntilMs === null ? null : pauseUntilMs - offsetMs + pauseJitterMs);
+  const inFlightCents = () => [...tickets.values()].reduce((sum, t) => sum + t.cents, 0);
+
+  function charge(cents: number, serviceNowMs: number): void {
+    const day = utcDay(serviceNowMs);
+    days.set(day, (days.get(day) ?? 0) + cents);
+    const r = run();
+    runs.set(runId, { cents: r.cents + cents, calls: r.calls + 1 });
+  }
+
+  function housekeeping(nowMs: number): void {
+    for (const [id, t] of tickets) {
+      if (t.expiresAtMs > nowMs) continue;
+      // The dead process may have sent the request: count it as spent, never exceed a cap.
+      tickets.delete(id);
+      charge(t.cents, nowMs + offsetMs);
+      expired.set(id, nowMs);
+    }
+    for (const [id, at] of expired) if (at < nowMs - DAY_MS) expired.delete(id);
+    const end = localPauseEnd();
+    if (end !== null && nowMs >= end) {
+      pauseUntilMs = null;
+      pauseJitterMs = 0;
+    }
+    if (resetAtMs !== null && nowMs + offsetMs >= resetAtMs) remaining = null;
+  }
+
+  function startPause(untilServiceMs: number): boolean {
+    if (pauseUntilMs !== null && pauseUntilMs >= untilServiceMs) return false;
+    pauseUntilMs = untilServiceMs;
+    pauseJitterMs = drawJitterMs(limits, random);
+    log?.info({ pausedUntil: new Date(localPauseEnd() ?? 0).toISOString(), remaining }, 'quota pause');
+    return true;
+  }
+
+  /** The current window's reset, or a 60 s stand-in window when none is known. */
+  function pauseTarget(serviceNowMs: number): number {
+    if (resetAtMs !== null && resetAtMs > serviceNowMs) return resetAtMs;
+    resetAtMs = serviceNowMs + PAUSE_WITHOUT_RESET_MS;
+    return resetAtMs;
+  }
+
+  function admitNow(endpoint: EndpointName): Admission {
+    const nowMs = now();
+    housekeeping(nowMs);
+    const serviceNowMs = nowMs + offsetMs;
+    const cost = ENDPOINTS[endpoint].costCents;
+    const reserve = reserveFor(limit, limits);
+    const cents = inFlightCents();
+    const facts = { costCents: cost, inFlightCents: cents, inFlight: tickets.size, remaining, reserve };
+
+    const runCents = run().cents;
+    if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
+      const f = { ...facts, reason: 'run_budget' as const, untilMs: null, spentCents: runCents };
+      log?.warn({ spentCents: runCents, capCents: limits.maxCentsPerRun }, 'run budget reached');
+      return refusal({ ...f, capCents: limits.maxCentsPerRun });
+    }
+    const dayCents = days.get(utcDay(serviceNowMs)) ?? 0;
+    if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
+      const untilMs = nextUtcMidnightMs(serviceNowMs) - offsetMs;
+      log?.warn({ spentCents: dayCents, capCents: limits.maxCentsPerDay }, 'day budget reached');
+      const f = { ...facts, reason: 'day_budget' as const, untilMs, spentCents: dayCents };
+      return refusal({ ...f, capCents: limits.maxCentsPerDay });
+    }
+    const base = { ...facts, spentCents: runCents, capCents: null };
+    if (pauseUntilMs !== null) return refusal({ ...base, reason: 'paused', untilMs: localPauseEnd() });
+    if (remaining !== null && remaining <= reserve) {
+      startPause(pauseTarget(serviceNowMs));
+      return refusal({ ...base, reason: 'paused', untilMs: localPauseEnd() });
+    }
+    const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
+    if (headroom <= 0) return refusal({ ...base, reason: 'busy', untilMs: null });
+
+    const ticket: CallTicket = { id: randomUUID(), endpoint, costCents: cost };
+    tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + ticketTtlMs });
+    return { ok: true, ticket };
+  }
+
+  function settleNow(ticket: CallTicket, outcome: CallOutcome): void {
+    const nowMs = now();
+    const rl = outcome.rateLimit;
+    if (rl.serverDate) offsetMs = rl.serverDate.getTime() - nowMs;
+    housekeeping(nowMs);
+    const serviceNowMs = nowMs + offsetMs;
+
+    const wasInFlight = tickets.delete(ticket.id);
+    const chargedAtExpiry = !wasInFlight && expired.delete(ticket.id);
+    // Whether failed calls are billed is unknown: every attempt counts.
+    if (!chargedAtExpiry) charge(ticket.costCents, serviceNowMs);
+
+    if (rl.limit !== null) limit = rl.limit;
+    const reset = rl.resetAt ? rl.resetAt.getTime() : null;
+    if (reset !== null && reset > serviceNowMs) {
+      if (resetAtMs === null || reset > resetAtMs) {
+        resetAtMs = reset;
+        remaining = rl.remaining;
+      } else if (reset === resetAtMs && rl.remaining !== null) {
+        remaining = remaining === null ? rl.remaining : Math.min(remaining, rl.remaining);
+      }
+    } else if (reset === null && rl.remaining !== null) {
+      remaining = remaining === null ? rl.remaining : Math.min(remaining, rl.remaining);
+    }
+
+    if (outcome.status === 429) {
+      const target = reset !== null && reset > serviceNowMs ? reset : pauseTarget(serviceNowMs);
+      if (target === resetAtMs) remaining = 0;
+      startPause(target);
+    } else if (remaining !== null && remaining <= reserveFor(limit, limits)) {
+      startPause(pauseTarget(serviceNowMs));
+    }
+  }
+
+  return {
+    admit: async (endpoint) => admitNow(endpoint),
+    settle: async (ticket, outcome) => settleNow(ticket, outcome),
+    async release(ticket) {
+      housekeeping(now());
+      tickets.delete(ticket.id);
+    },
+    async seedSpend(centsToday, dayUtc) {
+      checkDay(dayUtc);
+      if (centsToday > (days.get(dayUtc) ?? 0)) days.set(dayUtc, centsToday);
+    },
+    async startRun(id) {
+      if (id === runId) return;
+      runId = id;
+      runs.set(id, { cents: 0, calls: 0 });
+    },
+    async status(): Promise<GovernorStatus> {
+      const nowMs = now();
+      housekeeping(nowMs);
+      const end = localPauseEnd();
+      return {
+        limit,
+        remaining,
+        resetAt: resetAtMs === null ? null : new Date(resetAtMs),
+        reserve: reserveFor(limit, limits),
+        inFlight: tickets.size,
+        inFlightCents: inFlightCents(),
+        pausedUntil: end === null ? null : new Date(end),
+        centsToday: days.get(utcDay(nowMs + offsetMs)) ?? 0,
+        centsThisRun: run().cents,
+        callsThisRun: run().calls,
+        maxCentsPerRun: limits.maxCentsPerRun,
+        maxCentsPerDay: limits.maxCentsPerDay,
+        clockOffsetMs: offsetMs,
+      };
+    },
+    async pausedUntil() {
+      housekeeping(now());
+      const end = localPauseEnd();
+      return end === null ? null : new Date(end);
+    },
+    async close() {},
+  };
+}

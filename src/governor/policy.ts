@@ -1,0 +1,77 @@
+import { FragsyncError } from '../errors.ts';
+import type { Admission, GovernorLimits, RefusalReason } from './types.ts';
+
+/**
+ * Rules shared by the in-memory and the Redis governor (the Lua scripts repeat the numeric
+ * ones; the shared test suite keeps both in step).
+ */
+
+/** A 429 that names no reset time (and no window is known): wait this long, then probe again. */
+export const PAUSE_WITHOUT_RESET_MS = 60_000;
+
+/** A ticket not settled or released within this time is taken as lost (its process died). */
+export const DEFAULT_TICKET_TTL_MS = 60_000;
+
+export const DAY_MS = 86_400_000;
+
+/** Quota calls left untouched for the account's other applications. */
+export function reserveFor(limit: number | null, limits: GovernorLimits): number {
+  if (limit === null) return limits.reserveCalls;
+  return Math.max(limits.reserveCalls, Math.ceil((limit * limits.reservePercent) / 100));
+}
+
+/** The jitter for a pause that begins now: drawn once, so every worker resumes at the same time. */
+export function drawJitterMs(limits: GovernorLimits, random: () => number): number {
+  return Math.floor(Math.max(0, Math.min(1, random())) * Math.max(0, limits.resumeJitterMs));
+}
+
+/** YYYY-MM-DD of an epoch time in UTC. */
+export function utcDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/** seedSpend's day must be the ledger's YYYY-MM-DD (UTC), as the day keys are. */
+export function checkDay(dayUtc: string): void {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(dayUtc)) {
+    throw new FragsyncError('INTERNAL', `seedSpend: day must be YYYY-MM-DD, got ${dayUtc}`);
+  }
+}
+
+export function nextUtcMidnightMs(epochMs: number): number {
+  return (Math.floor(epochMs / DAY_MS) + 1) * DAY_MS;
+}
+
+export interface RefusalFacts {
+  reason: RefusalReason;
+  /** Local epoch ms at which trying again makes sense, or null. */
+  untilMs: number | null;
+  costCents: number;
+  spentCents: number;
+  inFlightCents: number;
+  capCents: number | null;
+  inFlight: number;
+  remaining: number | null;
+  reserve: number;
+}
+
+/** One refusal, worded the same by both implementations. */
+export function refusal(f: RefusalFacts): Admission {
+  const until = f.untilMs === null ? null : new Date(f.untilMs);
+  return { ok: false, reason: f.reason, until, message: refusalMessage(f, until) };
+}
+
+function refusalMessage(f: RefusalFacts, until: Date | null): string {
+  const at = until ? until.toISOString() : 'unknown';
+  switch (f.reason) {
+    case 'paused':
+      return `quota paused until ${at} (remaining ${f.remaining ?? 'unknown'}, reserve ${f.reserve})`;
+    case 'busy':
+      return f.remaining === null
+        ? 'quota remaining unknown: one probe call is in flight, retry when it settles'
+        : `calls in flight (${f.inFlight}) hold what remains above the reserve (remaining ${f.remaining}, reserve ${f.reserve})`;
+    case 'run_budget':
+      return `run budget reached: ${f.spentCents} cents spent this run and ${f.inFlightCents} in flight; a ${f.costCents}-cent call would exceed the cap of ${f.capCents} cents`;
+    case 'day_budget':
+      return `day budget reached: ${f.spentCents} cents spent today and ${f.inFlightCents} in flight; a ${f.costCents}-cent call would exceed the cap of ${f.capCents} cents (resets ${at})`;
+  }
+}

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createRedisGovernor } from '../../src/governor/index.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
+import { governorContract } from './contract.ts';
+import { admitOk, fakeClock, outcome, testLimits } from './fixtures.ts';
+import { connect, deletePrefix } from './redis-helpers.ts';
+
+let redis: Redis;
+const prefixes: string[] = [];
+const newPrefix = () => {
+  const p = uniquePrefix('gov');
+  prefixes.push(p);
+  return p;
+};
+
+beforeAll(() => {
+  redis = connect(inject('redisUrl'));
+});
+
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(redis, p);
+  await redis.quit();
+});
+
+governorContract('redis', async ({ limits, now, random, ticketTtlMs }) =>
+  createRedisGovernor(redis, { prefix: newPrefix(), limits, now, random, ticketTtlMs }),
+);
+
+describe('redis governor', () => {
+  it('keeps its state under the prefix with the documented key names', async () => {
+    const prefix = newPrefix();
+    const clock = fakeClock(Date.UTC(2030, 0, 15, 12));
+    const gov = createRedisGovernor(redis, { prefix, limits: testLimits(), now: clock.now });
+    await gov.startRun('run-a');
+    await gov.seedSpend(3, '2030-01-15');
+    const t = await admitOk(gov, 'getSimilar');
+    expect(await redis.zscore(`${prefix}:gov:inflight`, t.id)).toBe(String(clock.now() + 60_000));
+    await gov.settle(t, outcome(200, { limit: 50, remaining: 40, resetAtMs: Date.UTC(2030, 0, 16) }));
+    expect(await redis.hgetall(`${prefix}:gov:state`)).toMatchObject({
+      limit: '50',
+      remaining: '40',
+      resetAt: String(Date.UTC(2030, 0, 16)),
+      runId: 'run-a',
+    });
+    expect(await redis.get(`${prefix}:gov:day:2030-01-15`)).toBe('5');
+    expect(await redis.hgetall(`${prefix}:gov:run:run-a`)).toEqual({ cents: '2', calls: '1' });
+    expect(await redis.zcard(`${prefix}:gov:inflight`)).toBe(0);
+  });
+
+  it('close() leaves the caller’s connection open', async () => {
+    const gov = createRedisGovernor(redis, { prefix: newPrefix(), limits: testLimits() });
+    await gov.close();
+    expect(await redis.ping()).toBe('PONG');
+  });
+
+  it('rejects a seed day that is not YYYY-MM-DD', async () => {
+    const gov = createRedisGovernor(redis, { prefix: newPrefix(), limits: testLimits() });
+    await expect(gov.seedSpend(5, '2030-1-5')).rejects.toThrow(/YYYY-MM-DD/);
+  });
+});
