@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inspect, parseArgs } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIG_FLAGS, configHelp, loadConfig } from '../../src/config/index.ts';
+import { ConfigError } from '../../src/errors.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+let dir: { path: string; cleanup(): Promise<void> };
+beforeAll(async () => {
+  dir = await tempDir('fragsync-config-');
+});
+afterAll(() => dir.cleanup());
+
+async function file(name: string, content: unknown): Promise<string> {
+  const path = join(dir.path, name);
+  await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const flags = (argv: string[]) =>
+  parseArgs({ args: argv, options: CONFIG_FLAGS }).values as Record<string, string | boolean | undefined>;
+
+describe('loadConfig', () => {
+  it('returns the documented defaults from config/default.json', () => {
+    const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8'));
+    const config = loadConfig({ flags: {}, env: {} });
+    expect({ ...config, apiKey: undefined }).toEqual({ ...defaults, apiKey: undefined });
+    expect(config.apiKey).toBeNull();
+    expect(config.baseUrl).toBeNull();
+    expect(config.dbPath).toBe('data/fragsync.duckdb');
+    expect(config.objective).toBe('cents');
+    expect(config.quota).toEqual({ reserveCalls: 0, reservePercent: 0, wait: true, resumeJitterMs: 5000 });
+    expect(config.datasets.reviews.mode).toBe('all');
+    expect(config.datasets.reviewDigest).toBe(false);
+  });
+
+  it('applies defaults < file < env < flags', async () => {
+    const path = await file('layers.json', {
+      dbPath: 'from-file.duckdb',
+      objective: 'calls',
+      budget: { maxCentsPerRun: 100, maxCentsPerDay: 900 },
+      quota: { reserveCalls: 7 },
+      http: { connections: 4 },
+    });
+    const env = { FRAGSYNC_DB: 'from-env.duckdb', FRAGSYNC_MAX_CENTS: '200', FRAGSYNC_OBJECTIVE: 'cents' };
+    const config = loadConfig({ flags: flags(['--config', path, '--max-cents', '300', '--no-wait']), env });
+    expect(config.dbPath).toBe('from-env.duckdb'); // env over file
+    expect(config.budget.maxCentsPerRun).toBe(300); // flag over env over file
+    expect(config.budget.maxCentsPerDay).toBe(900); // file over default
+    expect(config.objective).toBe('cents'); // env over file
+    expect(config.quota.reserveCalls).toBe(7);
+    expect(config.quota.reservePercent).toBe(0); // sibling default survives a partial object
+    expect(config.quota.wait).toBe(false);
+    expect(config.http.connections).toBe(4);
+    expect(config.http.concurrency).toBe(32);
+  });
+
+  it('prefers FRAGSYNC_REDIS_URL over REDIS_URL, and --reviews newest:N / --concurrency map to their keys', () => {
+    const config = loadConfig({
+      flags: flags(['--reviews', 'newest:5', '--concurrency', '8', '--review-digest']),
+      env: { REDIS_URL: 'redis://a:1', FRAGSYNC_REDIS_URL: 'redis://b:2' },
+    });
+    expect(config.redisUrl).toBe('redis://b:2');
+    expect(config.datasets.reviews).toEqual({ mode: 'newest', newest: 5 });
+    expect(config.http.concurrency).toBe(8);
+    expect(config.queue.concurrency).toBe(8);
+    expect(config.datasets.reviewDigest).toBe(true);
+  });
+
+  it('names the key and the source of every kind of error, in one line', async () => {
+    const path = await file('bad.json', { quota: { reservePercent: 150 } });
+    const cases: [() => unknown, string][] = [
+      [
+        () => loadConfig({ flags: { config: path }, env: {} }),
+        `config: quota.reservePercent must be between 0 and 100 (from --config ${path})`,
+      ],
+      [
+        () => loadConfig({ flags: flags(['--max-cents=-1']), env: {} }),
+        'config: budget.maxCentsPerRun must be a non-negative integer (from flag --max-cents)',
+      ],
+      [
+        () => loadConfig({ flags: {}, env: { FRAGSYNC_MAX_CENTS_PER_DAY: '2.5' } }),
+        'config: budget.maxCentsPerDay must be a non-negative integer (from env FRAGSYNC_MAX_CENTS_PER_DAY)',
+      ],
+      [
+        () => loadConfig({ flags: {}, env: { FRAGSYNC_OBJECTIVE: 'speed' } }),
+        'config: objective must be cents or calls (from env FRAGSYNC_OBJECTIVE)',
+      ],
+      [
+        () => loadConfig({ flags: flags(['--base-url', 'ftp://x']), env: {} }),
+        'config: baseUrl must be an http(s) URL (from flag --base-url)',
+      ],
+      [
+        () => loadConfig({ flags: flags(['--queue-prefix', 'a:b']), env: {} }),
+        "config: queue.prefix must be a non-empty string without ':' or spaces (from flag --queue-prefix)",
+      ],
+      [
+        () => loadConfig({ flags: flags(['--reviews', 'some']), env: {} }),
+        'config: datasets.reviews must be all, none or newest:N with N >= 1 (from flag --reviews)',
+      ],
+      [
+        () => loadConfig({ flags: {}, env: { FRAGSYNC_RESERVE: 'lots' } }),
+        'config: quota.reserveCalls must be a non-negative integer (from env FRAGSYNC_RESERVE)',
+      ],
+    ];
+    for (const [fn, message] of cases) {
+      const err = errorOf(fn);
+      expect(err.message).toBe(message);
+      expect(err.message).not.toContain('\n');
+      expect(err.code).toBe('CONFIG_INVALID');
+    }
+  });
+
+  it('reports missing and malformed config files with their path', async () => {
+    const missing = join(dir.path, 'nope.json');
+    expect(errorOf(() => loadConfig({ flags: {}, env: {}, configFile: missing })).message).toMatch(
+      new RegExp(`ENOENT.*from --config ${missing}`),
+    );
+    const broken = await file('broken.json', '{ "dbPath": ');
+    expect(errorOf(() => loadConfig({ flags: {}, env: {}, configFile: broken })).message).toMatch(
+      /not valid JSON.*from --config/,
+    );
+  });
+
+  it('refuses unknown keys in a config file, naming the key', async () => {
+    const path = await file('typo.json', { http: { concurency: 4 } });
+    const err = errorOf(() => loadConfig({ flags: {}, env: {}, configFile: path }));
+    expect(err.message).toBe(`config: unknown key http.concurency (from --config ${path})`);
+    const top = await file('typo-top.json', { maxCents: 4 });
+    expect(errorOf(() => loadConfig({ flags: {}, env: {}, configFile: top })).message).toContain(
+      'unknown key maxCents',
+    );
+  });
+
+  it('refuses an API key in a config file and points to the environment variable', async () => {
+    for (const [name, content] of [
+      ['key1.json', { apiKey: 'abc' }],
+      ['key2.json', { http: { api_key: 'abc' } }],
+      ['key3.json', { token: 'abc' }],
+    ] as const) {
+      const path = await file(name, content);
+      const err = errorOf(() => loadConfig({ flags: {}, env: {}, configFile: path }));
+      expect(err.message).toContain('FRAGSYNC_API_KEY');
+      expect(err.message).toContain(`from --config ${path}`);
+      expect(err.message).not.toContain('abc');
+    }
+    expect(CONFIG_FLAGS).not.toHaveProperty('api-key');
+  });
+
+  it('reads the API key from FRAGSYNC_API_KEY only and never prints it', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const config = loadConfig({ flags: {}, env: { FRAGSYNC_API_KEY: secret } });
+    expect(config.apiKey).toBe(secret);
+    expect(JSON.stringify(config)).not.toContain(secret);
+    expect(JSON.stringify(config)).toContain('[redacted]');
+    expect(inspect(config, { depth: 10 })).not.toContain(secret);
+    expect(inspect({ wrapped: config }, { depth: 10 })).not.toContain(secret);
+    expect(`${inspect(config)}`).toContain('dbPath');
+  });
+
+  it('is deeply frozen', () => {
+    const config = loadConfig({ flags: {}, env: {} });
+    expect(() => {
+      (config as { dbPath: string }).dbPath = 'x';
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.quota as { reserveCalls: number }).reserveCalls = 9;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.datasets.reviews as { mode: string }).mode = 'none';
+    }).toThrow(TypeError);
+    expect(config.quota.reserveCalls).toBe(0);
+  });
+
+  it('documents every flag with its meaning', () => {
+    const help = configHelp();
+    for (const flag of Object.keys(CONFIG_FLAGS)) expect(help).toContain(`--${flag}`);
+    expect(help).toMatch(/--max-cents CENTS\s+\S/);
+  });
+});

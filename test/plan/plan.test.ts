@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
+import { buildPlan, formatPlan } from '../../src/plan/plan.ts';
+import type {
+  Dataset,
+  EntityKind,
+  ItemState,
+  SyncState,
+  WalkState,
+} from '../../src/warehouse/state-types.ts';
+
+const EARLIER = '2024-05-01T10:00:00.000Z';
+const CYCLE = '2024-05-02T00:00:00.000Z';
+const LATER = '2024-05-02T03:00:00.000Z';
+const NOW = new Date('2024-05-02T06:00:00.000Z');
+
+const config = (flags: Record<string, string | boolean> = {}) => loadConfig({ flags, env: {} });
+
+function emptyState(): SyncState {
+  return {
+    cycleStart: null,
+    lastCompletedRun: null,
+    items: [],
+    walks: [],
+    reviewTotals: new Map(),
+    similarCounts: new Map(),
+    brandCatalogueSizes: new Map(),
+  };
+}
+
+function item(entity: EntityKind, key: string, at: string, datasets: Dataset[]): ItemState {
+  return {
+    entity,
+    key,
+    firstSeen: EARLIER,
+    fetched: Object.fromEntries(datasets.map((d) => [d, at])),
+    lastChanged: null,
+    removed: false,
+  };
+}
+
+const walk = (name: string, total: number, page: number, done: boolean, at: string): WalkState => ({
+  walk: name,
+  page,
+  total,
+  done,
+  at,
+});
+
+const FRAG_SETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews'];
+
+/** A warehouse after one completed run: 120 fragrances (130 announced), 3 brands, 4 perfumers, 75 notes, 12 accords, 3 charts. */
+function afterCompletedRun(): SyncState {
+  const s = emptyState();
+  s.lastCompletedRun = 'run-1';
+  for (let i = 0; i < 120; i++) {
+    s.items.push(item('fragrance', `f${i}`, EARLIER, FRAG_SETS));
+    s.reviewTotals.set(`f${i}`, i % 3 === 0 ? 5 : 130);
+    s.similarCounts.set(`f${i}`, i % 2 === 0 ? 10 : 50);
+  }
+  const brandSizes = { a: 60, b: 50, c: 10 };
+  for (const [slug, size] of Object.entries(brandSizes)) {
+    s.items.push(item('brand', slug, EARLIER, ['profile', 'catalogue']));
+    s.brandCatalogueSizes.set(slug, size);
+  }
+  for (let i = 0; i < 4; i++) s.items.push(item('perfumer', `p${i}`, EARLIER, ['profile']));
+  for (let i = 0; i < 75; i++) s.items.push(item('note', `n${i}`, EARLIER, ['profile']));
+  for (let i = 0; i < 12; i++) s.items.push(item('accord', `a${i}`, EARLIER, ['profile']));
+  for (let i = 0; i < 3; i++) s.items.push(item('chart', `c${i}`, EARLIER, ['profile']));
+  s.walks.push(
+    walk('fragrances', 130, 3, true, EARLIER),
+    walk('notes', 75, 2, true, EARLIER),
+    walk('accords', 12, 1, true, EARLIER),
+    walk('charts', 3, 1, true, EARLIER),
+  );
+  return s;
+}
+
+const callsOf = (plan: ReturnType<typeof buildPlan>) =>
+  Object.fromEntries(Object.entries(plan.cost.byEndpoint).map(([k, v]) => [k, v.calls]));
+
+describe('buildPlan', () => {
+  it('gives a labelled lower bound for an empty warehouse', () => {
+    const plan = buildPlan(emptyState(), config(), null, { now: NOW });
+    expect(plan.kind).toBe('lowerBound');
+    expect(plan.unknownSizes).toEqual(
+      expect.arrayContaining(['fragrances', 'notes', 'accords', 'charts', 'brands', 'perfumers']),
+    );
+    // Only the first page of each discovery walk: nothing invented.
+    expect(callsOf(plan)).toEqual({ listFragrances: 1, listNotes: 1, listAccords: 1, listCharts: 1 });
+    expect(plan.perFragrance).toMatchObject({ calls: 4, cents: 6 });
+    expect(plan.fits.quota).toBe('unknown');
+    const text = formatPlan(plan);
+    expect(text).toContain('LOWER BOUND');
+    expect(text).toMatch(/total \(at least\)\s+4\s+4/);
+  });
+
+  it('sizes the next full cycle from the walk totals of earlier runs', () => {
+    const plan = buildPlan(afterCompletedRun(), config(), null, { now: NOW });
+    expect(plan.kind).toBe('fullCycle');
+    const n = 130; // 120 known + 10 announced by the list walk
+    expect(plan.undiscoveredFragrances).toBe(10);
+    expect(callsOf(plan)).toEqual({
+      listFragrances: 3,
+      getFragrance: n,
+      getSimilar: n,
+      getWearingStats: n,
+      getReviews: n, // incremental: one page per fragrance tells the new total
+      getBrand: 3,
+      getBrandFragrances: 4,
+      getPerfumer: 4,
+      listNotes: 2,
+      getNote: 75,
+      listAccords: 1,
+      listCharts: 1,
+      getChart: 3,
+    });
+    expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2 + 1) + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
+  });
+
+  it('counts only the work still owed in an open cycle', () => {
+    const s = afterCompletedRun();
+    s.cycleStart = CYCLE;
+    s.lastCompletedRun = 'run-1';
+    // 100 fragrances fully fetched in this cycle, 20 still owed; the list walk finished.
+    for (const it of s.items.filter((i) => i.entity === 'fragrance').slice(0, 100)) {
+      for (const d of FRAG_SETS) it.fetched[d] = LATER;
+    }
+    // f100 has its profile already.
+    const f100 = s.items.find((i) => i.key === 'f100');
+    if (f100) f100.fetched.profile = LATER;
+    s.walks[0] = walk('fragrances', 120, 3, true, LATER);
+    // Brand a: profile done, catalogue walk at page 1 of 2; b and c untouched.
+    const a = s.items.find((i) => i.key === 'a');
+    if (a) a.fetched.profile = LATER;
+    s.walks.push(walk('brand:a', 60, 1, false, LATER));
+    // Every other entity done this cycle.
+    for (const i of s.items.filter((i) => ['perfumer', 'note', 'chart'].includes(i.entity))) {
+      i.fetched.profile = LATER;
+    }
+    s.walks = s.walks.map((w) => (w.walk.startsWith('brand:') ? w : { ...w, at: LATER, done: true }));
+
+    const plan = buildPlan(s, config(), null, { now: NOW });
+    expect(plan.kind).toBe('openCycle');
+    expect(plan.undiscoveredFragrances).toBe(0);
+    expect(callsOf(plan)).toEqual({
+      getFragrance: 19,
+      getSimilar: 20,
+      getWearingStats: 20,
+      getReviews: 20,
+      getBrand: 2,
+      getBrandFragrances: 1 + 1 + 1, // a: page 2 of 2; b: 1 page; c: 1 page
+    });
+    expect(formatPlan(plan)).toContain(`cycle open since ${CYCLE}`);
+  });
+
+  it('chooses enrich under objective calls where it saves a quota unit, never under cents', () => {
+    const state = afterCompletedRun();
+    const cents = buildPlan(state, config(), null, { now: NOW });
+    const calls = buildPlan(state, config({ objective: 'calls' }), null, { now: NOW });
+    // Eligible: similar < 20 (even i) and review total <= 20 (i % 3 == 0) -> i % 6 == 0.
+    const eligible = Array.from({ length: 120 }, (_, i) => i).filter((i) => i % 6 === 0).length;
+    expect(cents.cost.byEndpoint.enrich).toBeUndefined();
+    expect(calls.cost.byEndpoint.enrich?.calls).toBe(eligible);
+    expect(calls.cost.calls).toBe(cents.cost.calls - eligible);
+    expect(calls.cost.cents).toBe(cents.cost.cents + eligible * 7);
+  });
+
+  it('checks the plan against quota minus reserve and the cent caps', () => {
+    const state = afterCompletedRun();
+    const total = buildPlan(state, config(), null, { now: NOW }).cost;
+    const resetAt = new Date('2024-05-03T00:00:00.000Z');
+    const tight = buildPlan(
+      state,
+      config({ reserve: '10', 'max-cents': String(total.cents - 1), 'max-cents-per-day': '100000' }),
+      { remaining: total.calls + 5, limit: 10_000, resetAt },
+      { now: NOW, centsToday: 50 },
+    );
+    expect(tight.quota?.availableCalls).toBe(total.calls - 5);
+    expect(tight.fits).toEqual({ quota: 'exceeds', runBudget: 'exceeds', dayBudget: 'fits' });
+    const roomy = buildPlan(
+      state,
+      config({ 'reserve-percent': '1', 'max-cents-per-day': String(total.cents + 49) }),
+      { remaining: total.calls + 100, limit: 10_000, resetAt },
+      { now: NOW, centsToday: 50 },
+    );
+    expect(roomy.quota?.reserveCalls).toBe(100); // 1 % of 10 000
+    expect(roomy.fits).toEqual({ quota: 'fits', runBudget: 'uncapped', dayBudget: 'exceeds' });
+    const text = formatPlan(roomy);
+    expect(text).toMatch(new RegExp(`total\\s+${total.calls}\\s+${total.cents}`));
+    expect(text).toContain('quota: fits');
+    expect(text).toContain('day budget: DOES NOT FIT');
+  });
+
+  it('treats a remaining count from before the reset as the full limit', () => {
+    const plan = buildPlan(
+      afterCompletedRun(),
+      config(),
+      { remaining: 3, limit: 5000, resetAt: new Date(NOW.getTime() - 1000) },
+      { now: NOW },
+    );
+    expect(plan.quota).toMatchObject({ windowReset: true, remaining: 5000, availableCalls: 5000 });
+    expect(plan.fits.quota).toBe('fits');
+  });
+});
