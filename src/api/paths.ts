@@ -1,5 +1,5 @@
 import { RequestInvalidError } from '../errors.ts';
-import { ENDPOINTS, type EndpointName } from './endpoints.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from './endpoints.ts';
 
 /**
  * Identifiers are data, never path syntax. Every segment goes through encodeURIComponent,
@@ -43,19 +43,41 @@ export function encodeSlug(endpoint: EndpointName, slug: string): string {
   return encodeSegment(endpoint, 'slug', slug, slug);
 }
 
+/** The paths a template can produce: {id} is one or two segments, {slug} exactly one. */
+function shapeOf(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace('{id}', '[^/]+(?:/[^/]+)?').replace('{slug}', '[^/]+')}$`);
+}
+
+const SHAPES = ENDPOINT_NAMES.map((name) => ({
+  name,
+  shape: shapeOf(ENDPOINTS[name].template),
+  // Literal segments: a router prefers the template with more of them (`/v1/fragrances/compare`
+  // over `/v1/fragrances/{id}`, `/v1/fragrances/{id}/reviews` over a two-segment `{id}`).
+  literals: ENDPOINTS[name].template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length,
+}));
+
+/**
+ * The spec's templates overlap: a fragrance id 'compare' or 'brand/reviews' would turn
+ * GET /v1/fragrances/{id} into another endpoint. Such an id is refused rather than sent.
+ */
+function assertUnambiguous(endpoint: EndpointName, path: string, value: string): void {
+  const own = SHAPES.find((s) => s.name === endpoint)!;
+  const rival = SHAPES.find((s) => s.name !== endpoint && s.literals >= own.literals && s.shape.test(path));
+  if (rival)
+    throw invalid(endpoint, `'${value}' would address ${ENDPOINTS[rival.name].template} instead`, value);
+}
+
 /** Fill the endpoint's template; throws RequestInvalidError when the template needs a value not given. */
 export function buildPath(endpoint: EndpointName, params: { id?: string; slug?: string } = {}): string {
   const template: string = ENDPOINTS[endpoint].template;
-  if (template.includes('{id}')) {
-    if (params.id === undefined) throw invalid(endpoint, 'id is required', '');
-    const encoded = encodeFragranceId(endpoint, params.id);
-    // A replacer function: a string replacement would interpret '$&' and friends.
-    return template.replace('{id}', () => encoded);
-  }
-  if (template.includes('{slug}')) {
-    if (params.slug === undefined) throw invalid(endpoint, 'slug is required', '');
-    const encoded = encodeSlug(endpoint, params.slug);
-    return template.replace('{slug}', () => encoded);
-  }
-  return template;
+  const param = template.includes('{id}') ? 'id' : template.includes('{slug}') ? 'slug' : null;
+  if (param === null) return template;
+  const value = params[param];
+  if (value === undefined) throw invalid(endpoint, `${param} is required`, '');
+  const encoded = param === 'id' ? encodeFragranceId(endpoint, value) : encodeSlug(endpoint, value);
+  // A replacer function: a string replacement would interpret '$&' and friends.
+  const path = template.replace(`{${param}}`, () => encoded);
+  assertUnambiguous(endpoint, path, value);
+  return path;
 }

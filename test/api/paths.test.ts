@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RequestInvalidError } from '../../src/errors.ts';
-import { ENDPOINTS, type EndpointName } from '../../src/api/endpoints.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../../src/api/endpoints.ts';
 import { buildPath, encodeFragranceId, encodeSlug } from '../../src/api/paths.ts';
 
 const NASTY = [
@@ -34,10 +34,19 @@ const REFUSED_IDS = ['', '/', 'a/', '/a', 'a//b', 'a/b/c', '.', '..', 'a/..', '.
 /** Each id segment may only become unreserved characters or %XX escapes. */
 const SEGMENT = "(?:[A-Za-z0-9\\-_.!~*'()]|%[0-9A-F]{2})+";
 
-function shapeOf(endpoint: EndpointName, param: 'id' | 'slug'): RegExp {
-  const tpl = ENDPOINTS[endpoint].template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const value = param === 'id' ? `${SEGMENT}(?:/${SEGMENT})?` : SEGMENT;
-  return new RegExp(`^${tpl.replace(`\\{${param}\\}`, value)}$`);
+/** The paths a template may produce: {id} one or two clean segments, {slug} exactly one. */
+function shapeOf(endpoint: EndpointName): RegExp {
+  const tpl = ENDPOINTS[endpoint].template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${tpl.replace('{id}', `${SEGMENT}(?:/${SEGMENT})?`).replace('{slug}', SEGMENT)}$`);
+}
+
+/** What a router that prefers literal segments would make of a path: exactly one endpoint. */
+function resolve(path: string): EndpointName[] {
+  const matching = ENDPOINT_NAMES.filter((n) => shapeOf(n).test(path));
+  const literals = (n: EndpointName) =>
+    ENDPOINTS[n].template.split('/').filter((x) => x && !x.startsWith('{')).length;
+  const best = Math.max(...matching.map(literals));
+  return matching.filter((n) => literals(n) === best);
 }
 
 function decodeSegments(path: string, template: string): string {
@@ -60,7 +69,8 @@ describe('fragrance ids in paths', () => {
     for (const endpoint of idEndpoints) {
       for (const id of NASTY) {
         const path = buildPath(endpoint, { id });
-        expect(path, id).toMatch(shapeOf(endpoint, 'id'));
+        expect(path, id).toMatch(shapeOf(endpoint));
+        expect(resolve(path), id).toEqual([endpoint]);
         expect(path).not.toMatch(/[?#]/);
         expect(decodeSegments(path, ENDPOINTS[endpoint].template)).toBe(id);
         // No segment the server would normalise away.
@@ -83,25 +93,71 @@ describe('fragrance ids in paths', () => {
     }
   });
 
+  it('refuses ids that would turn the path into another endpoint', () => {
+    for (const id of [
+      'compare',
+      'batch',
+      'enrich',
+      'x/reviews',
+      'x/similar',
+      'x/wearing-stats',
+      'x/review-digest',
+    ]) {
+      expect(() => buildPath('getFragrance', { id }), id).toThrow(/would address/);
+    }
+    // The same words are harmless where the template already ends in a literal.
+    expect(resolve(buildPath('getReviews', { id: 'x/reviews' }))).toEqual(['getReviews']);
+    expect(resolve(buildPath('getSimilar', { id: 'compare' }))).toEqual(['getSimilar']);
+    expect(resolve(buildPath('getFragrance', { id: 'reviews' }))).toEqual(['getFragrance']);
+  });
+
   it('fuzzes random strings: accepted ones always fit the template', () => {
-    const alphabet = ['/', '.', '%', '?', '#', 'a', 'Z', '0', ' ', '\\', '&', '=', '+', 'é', '\u2028'];
+    const alphabet = [
+      '/',
+      '.',
+      '%',
+      '?',
+      '#',
+      'a',
+      'Z',
+      '0',
+      ' ',
+      '\\',
+      '&',
+      '=',
+      '+',
+      'é',
+      '\u2028',
+      'reviews',
+      'compare',
+    ];
     let seed = 42;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let accepted = 0;
+    const endpoints: EndpointName[] = [
+      'getFragrance',
+      'getReviews',
+      'getWearingStats',
+      'getBrand',
+      'getNote',
+    ];
     for (let n = 0; n < 3000; n++) {
-      const len = 1 + Math.floor(rand() * 8);
-      let id = '';
-      for (let i = 0; i < len; i++) id += alphabet[Math.floor(rand() * alphabet.length)];
+      const endpoint = endpoints[n % endpoints.length] as EndpointName;
+      const param = ENDPOINTS[endpoint].template.includes('{id}') ? 'id' : 'slug';
+      const len = 1 + Math.floor(rand() * 6);
+      let value = '';
+      for (let i = 0; i < len; i++) value += alphabet[Math.floor(rand() * alphabet.length)];
       let path: string;
       try {
-        path = buildPath('getReviews', { id });
+        path = buildPath(endpoint, { [param]: value });
       } catch (err) {
         expect(err).toBeInstanceOf(RequestInvalidError);
         continue;
       }
       accepted++;
-      expect(path).toMatch(shapeOf('getReviews', 'id'));
-      expect(decodeSegments(path, ENDPOINTS.getReviews.template)).toBe(id);
+      expect(path).toMatch(shapeOf(endpoint));
+      expect(resolve(path)).toEqual([endpoint]);
+      expect(decodeSegments(path, ENDPOINTS[endpoint].template)).toBe(value);
     }
     expect(accepted).toBeGreaterThan(500);
   });
@@ -120,7 +176,8 @@ describe('slugs in paths', () => {
     for (const endpoint of slugEndpoints) {
       for (const slug of NASTY.filter((s) => !s.includes('/'))) {
         const path = buildPath(endpoint, { slug });
-        expect(path).toMatch(shapeOf(endpoint, 'slug'));
+        expect(path).toMatch(shapeOf(endpoint));
+        expect(resolve(path)).toEqual([endpoint]);
         expect(decodeSegments(path, ENDPOINTS[endpoint].template)).toBe(slug);
       }
     }
