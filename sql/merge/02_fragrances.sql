@@ -1,0 +1,63 @@
+-- Fragrance profiles: upsert the row, replace notes and accords as a whole, record score history.
+CREATE OR REPLACE TEMP TABLE w_fragrance AS
+SELECT f.* FROM stg_fragrance f
+ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = f.id
+QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.seq DESC) = 1;
+
+UPDATE sync_items s SET last_changed = batch_at()
+FROM (
+  SELECT w.id FROM w_fragrance w LEFT JOIN fragrances f ON f.id = w.id
+  WHERE f.id IS NULL
+     OR row(f.name, f.brand, f.brand_slug, f.perfumer, f.perfumer_slug, f.year, f.score)
+        IS DISTINCT FROM row(w.name, w.brand, w.brand_slug, w.perfumer, w.perfumer_slug, w.year, w.score)
+) c
+WHERE s.entity = 'fragrance' AND s.key = c.id;
+
+-- One history row per observed score: close the open row when the score moved, then open
+-- a row for every fragrance that has none open (first observation, or just closed).
+UPDATE fragrance_score_history h SET valid_to = batch_at()
+FROM w_fragrance w
+WHERE h.fragrance_id = w.id AND h.valid_to IS NULL AND h.score IS DISTINCT FROM w.score;
+
+INSERT INTO fragrance_score_history (fragrance_id, score, valid_from, valid_to, run_id)
+SELECT w.id, w.score, batch_at(), NULL, batch_run() FROM w_fragrance w
+ANTI JOIN (SELECT fragrance_id FROM fragrance_score_history WHERE valid_to IS NULL) h ON h.fragrance_id = w.id;
+
+INSERT INTO fragrances
+SELECT id, name, brand, brand_slug, perfumer, perfumer_slug, year, score, batch_run(), batch_at()
+FROM w_fragrance
+ON CONFLICT (id) DO UPDATE SET
+  name = excluded.name, brand = excluded.brand, brand_slug = excluded.brand_slug,
+  perfumer = excluded.perfumer, perfumer_slug = excluded.perfumer_slug, year = excluded.year,
+  score = excluded.score, _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;
+
+DELETE FROM fragrance_notes WHERE fragrance_id IN (SELECT id FROM w_fragrance);
+INSERT INTO fragrance_notes
+SELECT n.fragrance_id, n.layer, n.position, n.note, batch_run(), batch_at()
+FROM stg_fragrance_note n SEMI JOIN w_fragrance w ON n.seq = w.seq;
+
+DELETE FROM fragrance_accords WHERE fragrance_id IN (SELECT id FROM w_fragrance);
+INSERT INTO fragrance_accords
+SELECT a.fragrance_id, a.position, a.accord, a.strength, batch_run(), batch_at()
+FROM stg_fragrance_accord a SEMI JOIN w_fragrance w ON a.seq = w.seq;
+
+-- Summaries (list pages, batch, trending) only carry name and brand: they create the row
+-- with NULL profile columns, or update name and brand, and never touch the rest. A summary
+-- older than a profile of the same batch has nothing newer to say.
+CREATE OR REPLACE TEMP TABLE w_summary AS
+SELECT s.* FROM stg_fragrance_summary s
+ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = s.id
+ANTI JOIN w_fragrance w ON w.id = s.id AND w.seq > s.seq
+QUALIFY row_number() OVER (PARTITION BY s.id ORDER BY s.seq DESC) = 1;
+
+UPDATE sync_items s SET last_changed = batch_at()
+FROM (
+  SELECT w.id FROM w_summary w LEFT JOIN fragrances f ON f.id = w.id
+  WHERE f.id IS NULL OR row(f.name, f.brand) IS DISTINCT FROM row(w.name, w.brand)
+) c
+WHERE s.entity = 'fragrance' AND s.key = c.id;
+
+INSERT INTO fragrances (id, name, brand, _run_id, _loaded_at)
+SELECT id, name, brand, batch_run(), batch_at() FROM w_summary
+ON CONFLICT (id) DO UPDATE SET
+  name = excluded.name, brand = excluded.brand, _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;

@@ -1,0 +1,15 @@
+-- The call ledger and the quarantine. _call_key (content hash + occurrence in the batch)
+-- makes a replayed batch add no calls; two identical attempts in one batch stay two rows.
+INSERT INTO api_calls
+SELECT batch_run(), s."at"::TIMESTAMPTZ, s.method, s.endpoint, s.status, s.cost_cents, s.quota_remaining,
+  s.call_key, batch_at()
+FROM stg_api_call s ANTI JOIN api_calls a ON a._call_key = s.call_key;
+
+INSERT INTO quarantine
+SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON
+FROM (SELECT DISTINCT endpoint, key, reason, raw FROM stg_quarantine) q
+WHERE NOT EXISTS (
+  SELECT 1 FROM quarantine x
+  WHERE x.run_id = batch_run() AND x.endpoint = q.endpoint AND x.key = q.key AND x.reason = q.reason
+    AND x.raw::VARCHAR = q.raw::JSON::VARCHAR
+);

@@ -1,0 +1,14 @@
+-- Spend per endpoint template from the call ledger; failed calls (status 0 or >= 400) apart,
+-- because whether the provider bills them is not known.
+CREATE OR REPLACE VIEW spend_by_endpoint AS
+SELECT
+  method,
+  endpoint,
+  count(*) AS calls,
+  sum(cost_cents) AS cents,
+  count(*) FILTER (WHERE status = 0 OR status >= 400) AS failed_calls,
+  coalesce(sum(cost_cents) FILTER (WHERE status = 0 OR status >= 400), 0) AS failed_cents,
+  min("at") AS first_at,
+  max("at") AS last_at
+FROM api_calls
+GROUP BY method, endpoint;

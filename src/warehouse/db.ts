@@ -1,0 +1,157 @@
+import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { FragsyncError, type ErrorContext } from '../errors.ts';
+
+/** A failure of the warehouse file: locked, unreadable, full disk or a failed statement. */
+export class WarehouseError extends FragsyncError {
+  constructor(code: 'WAREHOUSE' | 'DISK_FULL', message: string, context: ErrorContext = {}, cause?: unknown) {
+    super(code, message, { context, cause, transient: code === 'DISK_FULL' });
+  }
+}
+
+const DISK_FULL = /no space left on device|disk (is )?full|ENOSPC|could not write all bytes/i;
+const LOCKED = /could not set lock on file|conflicting lock/i;
+
+/** Maps a DuckDB error to one clear line; the raw message stays as `cause`. */
+export function toWarehouseError(err: unknown, what: string, path: string): WarehouseError {
+  if (err instanceof WarehouseError) return err;
+  const raw = err instanceof Error ? err.message : String(err);
+  const first = raw.split('\n')[0] ?? raw;
+  if (DISK_FULL.test(raw)) {
+    return new WarehouseError('DISK_FULL', `${what}: disk full writing ${path}`, { path }, err);
+  }
+  if (LOCKED.test(raw)) {
+    const pid = /PID (\d+)/i.exec(raw)?.[1];
+    const by = pid ? ` (held by process ${pid})` : '';
+    return new WarehouseError(
+      'WAREHOUSE',
+      `${what}: ${path} is in use by another process${by}; DuckDB allows one writer per file`,
+      { path },
+      err,
+    );
+  }
+  return new WarehouseError('WAREHOUSE', `${what}: ${first}`, { path }, err);
+}
+
+export type ColumnType = 'VARCHAR' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN';
+export type Cell = string | number | boolean | null;
+
+/**
+ * One connection with every statement serialized through a promise queue: DuckDB's node
+ * bindings crash when two queries run at once on one connection, and callers (loader,
+ * planner reads, exports) arrive concurrently from the event loop.
+ */
+export class Db {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly conn: DuckDBConnection,
+    readonly path: string,
+  ) {}
+
+  static async open(path: string, readOnly: boolean): Promise<Db> {
+    try {
+      const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
+      const instance = await DuckDBInstance.create(path, options);
+      const conn = await instance.connect();
+      const db = new Db(instance, conn, path);
+      // Day boundaries (spendOnDay, snapshot dates) are UTC whatever the host's zone.
+      await db.run("SET TimeZone = 'UTC'");
+      return db;
+    } catch (err) {
+      throw toWarehouseError(err, 'cannot open warehouse', path);
+    }
+  }
+
+  /** Runs `fn` alone on the connection: nothing else interleaves until it settles. */
+  exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const next = this.tail.then(() => fn(this.conn));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  run(sql: string, params: DuckDBValue[] = []): Promise<void> {
+    return this.exclusive(async (c) => {
+      await c.run(sql, params);
+    });
+  }
+
+  all<T = Record<string, unknown>>(sql: string, params: DuckDBValue[] = []): Promise<T[]> {
+    return this.exclusive((c) => rows<T>(c, sql, params));
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(async (c) => {
+      c.closeSync();
+      this.instance.closeSync();
+    });
+  }
+}
+
+/** Connection-level helpers used inside `Db.exclusive` (no queueing of their own). */
+const WIDE_INTEGERS = new Set<DuckDBTypeId>([
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+]);
+
+/**
+ * JSON-safe rows. The JSON converter renders 64/128-bit integers as strings (JS numbers
+ * cannot hold them all); `count(*)` is BIGINT, so top-level wide integers that fit a double
+ * exactly come back as numbers and only larger ones stay strings.
+ */
+export async function rows<T>(conn: DuckDBConnection, sql: string, params: DuckDBValue[] = []): Promise<T[]> {
+  const reader = await conn.runAndReadAll(sql, params);
+  const out = reader.getRowObjectsJson();
+  const names = reader.columnNames();
+  const wide = reader
+    .columnTypes()
+    .map((t, i) => (WIDE_INTEGERS.has(t.typeId) ? names[i] : undefined))
+    .filter((n): n is string => n !== undefined);
+  if (wide.length > 0) {
+    for (const row of out) {
+      for (const name of wide) {
+        const v = row[name];
+        if (typeof v === 'string' && Number.isSafeInteger(Number(v))) row[name] = Number(v);
+      }
+    }
+  }
+  return out as T[];
+}
+
+/** Rows per appender flush: bounds how long one synchronous append burst blocks the event loop. */
+const FLUSH_EVERY_ROWS = 20_000;
+
+/** Appends rows to a temp staging table with DuckDB's appender (the only fast insert path). */
+export async function appendRows(
+  conn: DuckDBConnection,
+  table: string,
+  types: readonly ColumnType[],
+  data: readonly (readonly Cell[])[],
+): Promise<void> {
+  if (data.length === 0) return;
+  const appender = await conn.createAppender(table, 'main', 'temp');
+  try {
+    let sinceFlush = 0;
+    for (const row of data) {
+      for (let i = 0; i < types.length; i++) {
+        const v = row[i];
+        if (v === null || v === undefined) appender.appendNull();
+        else if (types[i] === 'VARCHAR') appender.appendVarchar(v as string);
+        else if (types[i] === 'INTEGER') appender.appendInteger(v as number);
+        else if (types[i] === 'DOUBLE') appender.appendDouble(v as number);
+        else appender.appendBoolean(v as boolean);
+      }
+      appender.endRow();
+      if (++sinceFlush >= FLUSH_EVERY_ROWS) {
+        appender.flushSync();
+        sinceFlush = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { rows, toWarehouseError, type Db } from './db.ts';
+import { CONTRACT_TABLES, isLineageColumn } from './contract.ts';
+
+export interface ExportResult {
+  dir: string;
+  /** Rows written per table. */
+  tables: Record<string, number>;
+}
+
+const quoteLiteral = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+const quoteIdent = (s: string): string => `"${s.replaceAll('"', '""')}"`;
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Writes every contract table to DIR/<table>.parquet with the contract's columns (no lineage).
+ *
+ * Guarantees: all tables come from one read transaction (one consistent snapshot, even if a
+ * load commits meanwhile); files are written into a fresh sibling folder and only renamed to
+ * DIR when all are complete, so a reader never sees a half-written file or a mix of two
+ * exports. Replacing an existing DIR takes two renames (DIR -> DIR.old-*, new -> DIR): in
+ * the microseconds between them DIR is absent. A failed export leaves DIR as it was.
+ */
+export async function exportParquet(db: Db, dir: string): Promise<ExportResult> {
+  const target = resolve(dir);
+  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const staging = join(dirname(target), `.${basename(target)}.tmp-${suffix}`);
+  await mkdir(staging, { recursive: true });
+  const tables: Record<string, number> = {};
+  try {
+    await db.exclusive(async (c) => {
+      await c.run('BEGIN TRANSACTION');
+      try {
+        for (const table of CONTRACT_TABLES) {
+          const cols = await rows<{ column_name: string }>(
+            c,
+            `SELECT column_name FROM duckdb_columns()
+             WHERE schema_name = 'main' AND table_name = $1 ORDER BY column_index`,
+            [table],
+          );
+          const list = cols.map((r) => r.column_name).filter((n) => !isLineageColumn(n));
+          const file = join(staging, `${table}.parquet`);
+          await c.run(
+            `COPY (SELECT ${list.map(quoteIdent).join(', ')} FROM ${quoteIdent(table)})
+             TO ${quoteLiteral(file)} (FORMAT parquet)`,
+          );
+          const [count] = await rows<{ n: number }>(
+            c,
+            `SELECT count(*)::BIGINT AS n FROM ${quoteIdent(table)}`,
+          );
+          tables[table] = Number(count?.n ?? 0);
+        }
+      } finally {
+        await c.run('COMMIT');
+      }
+    });
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    throw toWarehouseError(err, 'export failed', target);
+  }
+  const old = join(dirname(target), `.${basename(target)}.old-${suffix}`);
+  const replacing = await exists(target);
+  if (replacing) await rename(target, old);
+  await rename(staging, target);
+  if (replacing) await rm(old, { recursive: true, force: true });
+  return { dir: target, tables };
+}

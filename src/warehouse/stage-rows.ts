@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import type { Cell } from './db.ts';
+import type { LoadBatch, LoadItem } from './rows.ts';
+import { STAGING_TABLES, type StagingTable } from './staging.ts';
+import { checkItem } from './validate.ts';
+
+export type StagedRows = Record<StagingTable, Cell[][]>;
+
+const DATASETS = new Set(['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue']);
+
+/**
+ * Flattens a batch into rows per staging table. `seq` is the item's index, so merges can
+ * let the last item for a key win. Invalid items become quarantine rows here.
+ */
+export function stageBatch(batch: LoadBatch, loadedAt: Date): StagedRows {
+  const out = Object.fromEntries(STAGING_TABLES.map((t) => [t, [] as Cell[][]])) as StagedRows;
+  out.stg_batch.push([batch.runId, loadedAt.toISOString()]);
+  const callOccurrences = new Map<string, number>();
+  batch.items.forEach((raw, seq) => stageItem(out, checkItem(raw), seq, batch.runId, callOccurrences));
+  batch.progress.forEach((mark, seq) => {
+    if (mark.kind === 'fetched') {
+      // A typo in a dataset name would silently never mark anything fetched: refuse it.
+      if (!DATASETS.has(mark.dataset)) throw new Error(`unknown dataset '${mark.dataset}' in a fetched mark`);
+      out.stg_mark_fetched.push([seq, mark.entity, mark.key, mark.dataset]);
+    } else if (mark.kind === 'walk') {
+      out.stg_mark_walk.push([seq, mark.walk, mark.page, mark.total, mark.done]);
+    } else {
+      out.stg_mark_discovered.push([seq, mark.entity, mark.key, mark.source]);
+    }
+  });
+  return out;
+}
+
+/**
+ * api_calls has no key upstream; a content hash plus the occurrence number within the batch
+ * makes reloading a batch idempotent while two identical attempts in one batch stay two rows.
+ */
+function callKey(runId: string, fields: Cell[], occurrences: Map<string, number>): string {
+  const base = JSON.stringify([runId, ...fields]);
+  const n = occurrences.get(base) ?? 0;
+  occurrences.set(base, n + 1);
+  return createHash('sha1').update(`${base}#${n}`).digest('hex');
+}
+
+function stageItem(
+  out: StagedRows,
+  item: LoadItem,
+  seq: number,
+  runId: string,
+  occurrences: Map<string, number>,
+): void {
+  switch (item.kind) {
+    case 'fragrance': {
+      const f = item;
+      out.stg_fragrance.push([
+        seq,
+        f.id,
+        f.name,
+        f.brand,
+        f.brandSlug,
+        f.perfumer,
+        f.perfumerSlug,
+        f.year,
+        f.score,
+      ]);
+      for (const layer of ['top', 'middle', 'base'] as const) {
+        f.notes[layer].forEach((note, i) => out.stg_fragrance_note.push([seq, f.id, layer, i, note]));
+      }
+      f.accords.forEach((a, i) => out.stg_fragrance_accord.push([seq, f.id, i, a.name, a.strength]));
+      return;
+    }
+    case 'fragranceSummary':
+      out.stg_fragrance_summary.push([seq, item.id, item.name, item.brand]);
+      return;
+    case 'similar':
+      out.stg_similar_head.push([seq, item.fragranceId]);
+      item.entries.forEach((e, i) =>
+        out.stg_similar.push([seq, item.fragranceId, e.id, i, e.similarityScore]),
+      );
+      return;
+    case 'wearing': {
+      const s = item.seasons;
+      out.stg_wearing.push([seq, item.fragranceId, s.spring, s.summer, s.fall, s.winter]);
+      item.moods.forEach((m, i) =>
+        out.stg_wearing_label.push([seq, item.fragranceId, 'mood', m.label, i, m.score]),
+      );
+      item.occasions.forEach((m, i) =>
+        out.stg_wearing_label.push([seq, item.fragranceId, 'occasion', m.label, i, m.score]),
+      );
+      return;
+    }
+    case 'reviews':
+      out.stg_reviews_head.push([seq, item.fragranceId, item.mode, item.total, item.reviews.length]);
+      for (const r of item.reviews) out.stg_review.push([seq, item.fragranceId, r.date, r.rating, r.text]);
+      return;
+    case 'brand':
+      out.stg_brand.push([seq, item.slug, item.name, item.country, item.description]);
+      return;
+    case 'brandCatalogue':
+      out.stg_catalogue_head.push([seq, item.brandSlug]);
+      for (const f of item.fragrances) out.stg_catalogue.push([seq, item.brandSlug, f.id]);
+      return;
+    case 'perfumer':
+      out.stg_perfumer.push([seq, item.slug, item.name, item.nationality, item.bio]);
+      return;
+    case 'note':
+      out.stg_note.push([
+        seq,
+        item.slug,
+        item.name,
+        item.family,
+        item.description ?? null,
+        item.description !== undefined,
+      ]);
+      return;
+    case 'accord':
+      out.stg_accord.push([seq, item.slug, item.name]);
+      return;
+    case 'chart':
+      out.stg_chart.push([seq, item.slug, item.title]);
+      return;
+    case 'chartSnapshot':
+      out.stg_chart.push([seq, item.chartSlug, item.title]);
+      out.stg_chart_head.push([seq, item.chartSlug, item.snapshotDate]);
+      for (const e of item.entries) {
+        out.stg_chart_entry.push([
+          seq,
+          item.chartSlug,
+          item.snapshotDate,
+          e.rank,
+          e.id,
+          e.name,
+          e.brand,
+          e.score,
+        ]);
+      }
+      return;
+    case 'reviewDigest':
+      out.stg_review_digest.push([seq, item.fragranceId, JSON.stringify(item.raw ?? null)]);
+      return;
+    case 'removal':
+      for (const key of item.keys) out.stg_removal.push([seq, item.entity, key]);
+      return;
+    case 'quarantine':
+      out.stg_quarantine.push([seq, item.endpoint, item.key, item.reason, JSON.stringify(item.raw ?? null)]);
+      return;
+    case 'apiCall': {
+      const fields: Cell[] = [
+        new Date(item.at).toISOString(),
+        item.method,
+        item.endpoint,
+        item.status,
+        item.costCents,
+        item.quotaRemaining,
+      ];
+      out.stg_api_call.push([seq, ...fields, callKey(runId, fields, occurrences)]);
+      return;
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import type { ColumnType } from './db.ts';
+
+/**
+ * Temp staging tables, one per row shape. Every row carries `seq`, the index of its item in
+ * the batch (or of its progress mark), so merges can let the last item for a key win.
+ * Dates and timestamps are staged as text and cast in the merge SQL. Head tables (`*_head`)
+ * hold one row per list item, so that an empty list still replaces what was stored.
+ */
+export const STAGING = {
+  stg_batch: { run_id: 'VARCHAR', at: 'VARCHAR' },
+  stg_fragrance: {
+    seq: 'INTEGER',
+    id: 'VARCHAR',
+    name: 'VARCHAR',
+    brand: 'VARCHAR',
+    brand_slug: 'VARCHAR',
+    perfumer: 'VARCHAR',
+    perfumer_slug: 'VARCHAR',
+    year: 'INTEGER',
+    score: 'DOUBLE',
+  },
+  stg_fragrance_note: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    layer: 'VARCHAR',
+    position: 'INTEGER',
+    note: 'VARCHAR',
+  },
+  stg_fragrance_accord: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    position: 'INTEGER',
+    accord: 'VARCHAR',
+    strength: 'DOUBLE',
+  },
+  stg_fragrance_summary: { seq: 'INTEGER', id: 'VARCHAR', name: 'VARCHAR', brand: 'VARCHAR' },
+  stg_similar_head: { seq: 'INTEGER', fragrance_id: 'VARCHAR' },
+  stg_similar: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    similar_id: 'VARCHAR',
+    rank: 'INTEGER',
+    similarity_score: 'DOUBLE',
+  },
+  stg_wearing: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    spring: 'DOUBLE',
+    summer: 'DOUBLE',
+    fall: 'DOUBLE',
+    winter: 'DOUBLE',
+  },
+  stg_wearing_label: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    kind: 'VARCHAR',
+    label: 'VARCHAR',
+    rank: 'INTEGER',
+    score: 'DOUBLE',
+  },
+  stg_reviews_head: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    mode: 'VARCHAR',
+    total: 'INTEGER',
+    n: 'INTEGER',
+  },
+  stg_review: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    date: 'VARCHAR',
+    rating: 'DOUBLE',
+    text: 'VARCHAR',
+  },
+  stg_brand: { seq: 'INTEGER', slug: 'VARCHAR', name: 'VARCHAR', country: 'VARCHAR', description: 'VARCHAR' },
+  stg_catalogue_head: { seq: 'INTEGER', brand_slug: 'VARCHAR' },
+  stg_catalogue: { seq: 'INTEGER', brand_slug: 'VARCHAR', fragrance_id: 'VARCHAR' },
+  stg_perfumer: { seq: 'INTEGER', slug: 'VARCHAR', name: 'VARCHAR', nationality: 'VARCHAR', bio: 'VARCHAR' },
+  stg_note: {
+    seq: 'INTEGER',
+    slug: 'VARCHAR',
+    name: 'VARCHAR',
+    family: 'VARCHAR',
+    description: 'VARCHAR',
+    has_description: 'BOOLEAN',
+  },
+  stg_accord: { seq: 'INTEGER', slug: 'VARCHAR', name: 'VARCHAR' },
+  stg_chart: { seq: 'INTEGER', slug: 'VARCHAR', title: 'VARCHAR' },
+  stg_chart_head: { seq: 'INTEGER', chart_slug: 'VARCHAR', snapshot_date: 'VARCHAR' },
+  stg_chart_entry: {
+    seq: 'INTEGER',
+    chart_slug: 'VARCHAR',
+    snapshot_date: 'VARCHAR',
+    rank: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    name: 'VARCHAR',
+    brand: 'VARCHAR',
+    score: 'DOUBLE',
+  },
+  stg_review_digest: { seq: 'INTEGER', fragrance_id: 'VARCHAR', raw: 'VARCHAR' },
+  stg_removal: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR' },
+  stg_quarantine: { seq: 'INTEGER', endpoint: 'VARCHAR', key: 'VARCHAR', reason: 'VARCHAR', raw: 'VARCHAR' },
+  stg_api_call: {
+    seq: 'INTEGER',
+    at: 'VARCHAR',
+    method: 'VARCHAR',
+    endpoint: 'VARCHAR',
+    status: 'INTEGER',
+    cost_cents: 'INTEGER',
+    quota_remaining: 'INTEGER',
+    call_key: 'VARCHAR',
+  },
+  stg_mark_fetched: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', dataset: 'VARCHAR' },
+  stg_mark_walk: { seq: 'INTEGER', walk: 'VARCHAR', page: 'INTEGER', total: 'INTEGER', done: 'BOOLEAN' },
+  stg_mark_discovered: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', source: 'VARCHAR' },
+} as const satisfies Record<string, Record<string, ColumnType>>;
+
+export type StagingTable = keyof typeof STAGING;
+
+export const STAGING_TABLES = Object.keys(STAGING) as StagingTable[];
+
+export function columnTypes(table: StagingTable): ColumnType[] {
+  return Object.values(STAGING[table]);
+}
+
+/** DDL generated from the definitions above, so appender column order can never drift from it. */
+export function stagingDdl(): string {
+  return STAGING_TABLES.map((t) => {
+    const cols = Object.entries(STAGING[t]).map(([name, type]) => `"${name}" ${type}`);
+    return `CREATE OR REPLACE TEMP TABLE ${t} (${cols.join(', ')});`;
+  }).join('\n');
+}

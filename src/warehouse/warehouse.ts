@@ -1,0 +1,149 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type pino from 'pino';
+import { Db, WarehouseError, toWarehouseError } from './db.ts';
+import { exportParquet, type ExportResult } from './export.ts';
+import { Loader, type LoadResult } from './loader.ts';
+import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
+import type { LoadBatch } from './rows.ts';
+import type { SyncState } from './state-types.ts';
+import { readSyncState } from './sync-state.ts';
+import { sqlFile } from './sql-files.ts';
+
+export type { LoadResult } from './loader.ts';
+
+export type RunStatus =
+  | 'running'
+  | 'completed'
+  | 'budget_exhausted'
+  | 'payment_required'
+  | 'quota_exhausted'
+  | 'unauthorized'
+  | 'failed'
+  | 'interrupted';
+
+export interface OpenOptions {
+  logger?: pino.Logger;
+  readOnly?: boolean;
+}
+
+/**
+ * The DuckDB warehouse: the only writer of the file. Every call is serialized on one
+ * connection (see Db). Another process cannot open the file while this one has it open.
+ */
+export class Warehouse {
+  private lastLoadAtMs = 0;
+
+  private constructor(
+    private readonly db: Db,
+    private readonly loader: Loader | null,
+    private readonly logger: pino.Logger | undefined,
+  ) {}
+
+  static async open(path: string, opts: OpenOptions = {}): Promise<Warehouse> {
+    const file = resolve(path);
+    const readOnly = opts.readOnly ?? false;
+    if (!readOnly) await mkdir(dirname(file), { recursive: true });
+    const db = await Db.open(file, readOnly);
+    try {
+      if (readOnly) {
+        const have = await appliedVersions(db);
+        if (have.length < latestVersion()) {
+          throw new WarehouseError(
+            'WAREHOUSE',
+            `${file} has schema version ${have.length}, this program needs ${latestVersion()}: open it once read-write to upgrade`,
+            { path: file },
+          );
+        }
+        return new Warehouse(db, null, opts.logger);
+      }
+      const applied = await migrate(db);
+      await createViews(db);
+      if (applied.length > 0) opts.logger?.info({ applied, path: file }, 'warehouse migrations applied');
+      const loader = new Loader(db);
+      await loader.prepare();
+      return new Warehouse(db, loader, opts.logger);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw toWarehouseError(err, 'cannot open warehouse', file);
+    }
+  }
+
+  private writable(what: string): Loader {
+    if (!this.loader) throw new WarehouseError('WAREHOUSE', `${what}: warehouse opened read-only`);
+    return this.loader;
+  }
+
+  /** Applies one batch in one transaction; see loader.ts and sql/merge/ for the semantics. */
+  async load(batch: LoadBatch): Promise<LoadResult> {
+    const loader = this.writable('load');
+    // Each batch gets a distinct load time: rows are attributed to their batch by it.
+    const nowMs = Math.max(Date.now(), this.lastLoadAtMs + 1);
+    this.lastLoadAtMs = nowMs;
+    const started = performance.now();
+    const result = await loader.load(batch, new Date(nowMs));
+    this.logger?.debug(
+      { runId: batch.runId, items: batch.items.length, ms: Math.round(performance.now() - started) },
+      'batch loaded',
+    );
+    return result;
+  }
+
+  async startRun(runId: string, startedAt: Date): Promise<void> {
+    this.writable('startRun');
+    await this.run(sqlFile('runs/start.sql'), [runId, startedAt.toISOString()]);
+  }
+
+  /** Closes a run; its calls and cents are computed from the ledger, never trusted from memory. */
+  async finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {
+    this.writable('finishRun');
+    const [known] = await this.query<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM sync_runs WHERE run_id = $1',
+      [runId],
+    );
+    if (!known || known.n === 0)
+      throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
+    await this.run(sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
+  }
+
+  /** Calls and cents of one UTC day across all runs (seeds the governor after a restart). */
+  async spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }> {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(dayUtc)) {
+      throw new WarehouseError('WAREHOUSE', `spendOnDay: expected YYYY-MM-DD, got '${dayUtc}'`);
+    }
+    const [row] = await this.query<{ calls: number; cents: number }>(sqlFile('runs/spend-on-day.sql'), [
+      dayUtc,
+    ]);
+    return { calls: Number(row?.calls ?? 0), cents: Number(row?.cents ?? 0) };
+  }
+
+  syncState(): Promise<SyncState> {
+    return this.guard('syncState', () => readSyncState(this.db));
+  }
+
+  /** JSON-safe rows (BIGINT as number when safe, else string; dates as ISO-like strings). */
+  query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.guard('query', () => this.db.all<T>(sql, params as DuckDBValue[]));
+  }
+
+  exportParquet(dir: string): Promise<ExportResult> {
+    return exportParquet(this.db, dir);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  private run(sql: string, params: unknown[]): Promise<void> {
+    return this.guard('write', () => this.db.run(sql, params as DuckDBValue[]));
+  }
+
+  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toWarehouseError(err, what, this.db.path);
+    }
+  }
+}
