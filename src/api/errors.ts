@@ -19,6 +19,7 @@ function str(v: unknown): string | null {
 
 // Codes look like NOT_FOUND, INVALID_QUERY, RATE_LIMIT_EXCEEDED: capitals joined by '_'.
 const CODE_TOKEN = /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/;
+const LEADING_CODE = /^([A-Z][A-Z0-9_]{2,})\s*:\s*([\s\S]*)$/;
 
 /**
  * What an error body says. The spec only fixes the layout of 429; other statuses may carry
@@ -47,6 +48,9 @@ export function parseErrorBody(text: string): ErrorBody {
     return { apiCode, apiMessage, rawBody };
   }
   if (trimmed === '') return { apiCode: null, apiMessage: null };
+  // 'CODE: message' is the common plain-text layout; the code then needs no underscore.
+  const prefixed = LEADING_CODE.exec(rawBody);
+  if (prefixed?.[1]) return { apiCode: prefixed[1], apiMessage: prefixed[2]?.trim() || null, rawBody };
   return { apiCode: CODE_TOKEN.exec(trimmed)?.[0] ?? null, apiMessage: rawBody, rawBody };
 }
 

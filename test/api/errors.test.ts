@@ -36,6 +36,10 @@ describe('error bodies', () => {
     const body = parseErrorBody(long);
     expect(body.apiCode).toBe('INVALID_QUERY');
     expect(body.rawBody).toHaveLength(RAW_BODY_MAX_CHARS);
+    expect(parseErrorBody('BADREQ: limit too big')).toMatchObject({
+      apiCode: 'BADREQ',
+      apiMessage: 'limit too big',
+    });
     expect(parseErrorBody('Internal Server Error')).toMatchObject({
       apiCode: null,
       rawBody: 'Internal Server Error',
