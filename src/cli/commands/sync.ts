@@ -1,6 +1,60 @@
+import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
+import { runSync } from '../../sync/coordinator.ts';
+import { createRuntime } from '../../sync/runtime.ts';
+import { formatSummary } from '../../sync/summary.ts';
+import { createLogger } from '../../util/logger.ts';
+import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
+import { progressReporter } from '../progress.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  console.error('fragsync sync: not implemented yet');
-  return EXIT.unexpected;
+const DESCRIPTION = `Mirrors the catalogue of the Fragrance Data Service into the DuckDB warehouse.
+The API key comes from FRAGSYNC_API_KEY. With --redis (or REDIS_URL) the run is shared
+with \`fragsync worker\` processes; without, every job runs in this process.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const parsed = parseCommand('sync', argv, DESCRIPTION);
+  if ('exit' in parsed) return parsed.exit;
+  const { config } = parsed;
+  const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const progress = progressReporter();
+  let runtime;
+  try {
+    runtime = await createRuntime(config, log);
+  } catch (err) {
+    console.error(`fragsync sync: ${oneLine(err)}`);
+    return EXIT.badInput;
+  }
+  const stopSignals = () => {
+    // A second Ctrl-C kills at once; the journal keeps what was fetched.
+    console.error(
+      '\nfragsync sync: interrupted; everything fetched so far is kept and the next sync continues',
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', stopSignals);
+  process.once('SIGTERM', stopSignals);
+  try {
+    const summary = await runSync({
+      config,
+      log,
+      governor: runtime.governor,
+      makeDriver: runtime.makeDriver,
+      onTick: progress.tick,
+    });
+    progress.done();
+    console.log(formatSummary(summary));
+    return summary.exitCode;
+  } catch (err) {
+    progress.done();
+    console.error(`fragsync sync: ${oneLine(err)}`);
+    if (err instanceof ConfigError) return EXIT.badInput;
+    if (isFragsyncError(err) && err.code === 'UNAUTHORIZED') return EXIT.unauthorized;
+    if (isFragsyncError(err) && (err.code === 'NETWORK' || err.code === 'API_SERVER_ERROR'))
+      return EXIT.apiUnavailable;
+    return EXIT.unexpected;
+  } finally {
+    process.off('SIGINT', stopSignals);
+    process.off('SIGTERM', stopSignals);
+    await runtime.close();
+  }
 }

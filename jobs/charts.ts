@@ -1,0 +1,16 @@
+import { discovered } from './guard.ts';
+import type { Processor } from './types.ts';
+
+/** The chart list: charts are curated and new ones appear, so slugs always come from here. */
+export const charts: Processor<'charts'> = async (ctx) => {
+  const res = await ctx.client.listCharts(ctx.signal);
+  const list = res.data.charts;
+  return {
+    items: list.map((c) => ({ kind: 'chart' as const, slug: c.slug, title: c.title })),
+    progress: [
+      { kind: 'walk', walk: 'charts', page: 1, total: list.length, done: true },
+      ...list.map((c) => discovered('chart', c.slug, 'charts')),
+    ],
+    follow: [],
+  };
+};

@@ -1,0 +1,119 @@
+import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import type { Review, ReviewsItem } from '../src/warehouse/rows.ts';
+import { fetched, guarded } from './guard.ts';
+import type { JobContext, Processor } from './types.ts';
+
+const PAGE_SIZE = MAX_PAGE_SIZE.getReviews;
+/** Re-reads of one fragrance's reviews when pages moved in a way the overlap rule cannot explain. */
+const MAX_REREADS = 3;
+
+/**
+ * Reviews have no id and arrive newest first while new ones are added at the top, so items
+ * shift down between page requests. The rule (docs/reviews.md):
+ * - every page carries pagination.total; if it grew by d since the previous page, the first
+ *   d items of this page are the previous page's last d: check that they are, and drop them;
+ * - the d reviews added meanwhile sit at the top of page 1: when the total at the end exceeds
+ *   the total at the start, read page 1 again and take them (checking the rest still lines up);
+ * - if the total shrank, or an overlap does not match, read the fragrance again from page 1.
+ * Never deduplicate by value: two identical rating-only reviews on one day are two reviews.
+ */
+export const fragranceReviews: Processor<'fragranceReviews'> = (ctx, payload) =>
+  guarded('fragrance', payload.id, 'reviews', async () => {
+    const item = await readReviews(ctx, payload);
+    return { items: item ? [item] : [], progress: [fetched('fragrance', payload.id, 'reviews')], follow: [] };
+  });
+
+async function readReviews(
+  ctx: JobContext,
+  p: { id: string; knownTotal: number | null; knownCount: number | null },
+): Promise<ReviewsItem | null> {
+  const { mode, newest } = ctx.settings.reviews;
+  const cap = mode === 'newest' ? newest : null;
+  const pageLimit = cap !== null ? Math.min(PAGE_SIZE, Math.max(1, cap)) : PAGE_SIZE;
+
+  // Incremental: the warehouse holds exactly knownTotal reviews; new ones are at the top of page 1.
+  if (cap === null && p.knownTotal !== null && p.knownCount === p.knownTotal) {
+    const first = await page(ctx, p.id, 1, pageLimit);
+    const added = first.total - p.knownTotal;
+    if (added === 0) return null;
+    if (added > 0 && added <= first.reviews.length) {
+      return {
+        kind: 'reviews',
+        fragranceId: p.id,
+        mode: 'prepend',
+        total: first.total,
+        reviews: first.reviews.slice(0, added),
+      };
+    }
+    // More new reviews than one page, or fewer reviews than before: read them all.
+  }
+
+  for (let attempt = 0; attempt < MAX_REREADS; attempt++) {
+    const result = await readAll(ctx, p.id, pageLimit, cap);
+    if (result)
+      return {
+        kind: 'reviews',
+        fragranceId: p.id,
+        mode: 'replace',
+        total: result.total,
+        reviews: result.reviews,
+      };
+    ctx.log.info({ id: p.id, attempt }, 'review pages moved inconsistently, reading again');
+  }
+  throw new Error(`reviews of ${p.id} kept moving during ${MAX_REREADS} reads`);
+}
+
+/** One consistent read of every page (or the newest `cap`), or null when pages moved unexplainably. */
+async function readAll(
+  ctx: JobContext,
+  id: string,
+  limit: number,
+  cap: number | null,
+): Promise<{ total: number; reviews: Review[] } | null> {
+  const collected: Review[] = [];
+  let startTotal = -1;
+  let prevTotal = -1;
+  for (let n = 1; ; n++) {
+    const pg = await page(ctx, id, n, limit);
+    let items = pg.reviews;
+    if (n === 1) startTotal = pg.total;
+    else {
+      const d = pg.total - prevTotal;
+      if (d < 0 || d > items.length || d > collected.length) return null;
+      if (!sameReviews(items.slice(0, d), collected.slice(collected.length - d))) return null;
+      items = items.slice(d);
+    }
+    prevTotal = pg.total;
+    collected.push(...items);
+    if (cap !== null && collected.length >= cap) return { total: pg.total, reviews: collected.slice(0, cap) };
+    if (n * limit >= pg.total || pg.reviews.length === 0) break;
+  }
+  const grown = prevTotal - startTotal;
+  if (grown > 0) {
+    // Reviews added at the top while we read: take them from a fresh page 1.
+    const top = await page(ctx, id, 1, limit);
+    if (top.total !== prevTotal || grown > top.reviews.length) return null;
+    if (!sameReviews(top.reviews.slice(grown), collected.slice(0, top.reviews.length - grown))) return null;
+    collected.unshift(...top.reviews.slice(0, grown));
+  }
+  if (cap === null && collected.length !== prevTotal) return null;
+  return { total: prevTotal, reviews: collected };
+}
+
+async function page(
+  ctx: JobContext,
+  id: string,
+  n: number,
+  limit: number,
+): Promise<{ total: number; reviews: Review[] }> {
+  const res = await ctx.client.getReviews(id, { page: n, limit }, ctx.signal);
+  return {
+    total: res.data.pagination.total,
+    reviews: res.data.reviews.map((r) => ({ date: r.date, rating: r.rating, text: r.text })),
+  };
+}
+
+function sameReviews(a: Review[], b: Review[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((r, i) => r.date === b[i]?.date && r.rating === b[i]?.rating && r.text === b[i]?.text);
+}

@@ -1,0 +1,23 @@
+import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import { discovered, fetched, guarded } from './guard.ts';
+import type { Processor } from './types.ts';
+
+/** The whole similar list in one 2-cent call: the API's largest limit (50) is the contract's default. */
+export const fragranceSimilar: Processor<'fragranceSimilar'> = (ctx, { id }) =>
+  guarded('fragrance', id, 'similar', async () => {
+    const res = await ctx.client.getSimilar(id, { limit: MAX_PAGE_SIZE.getSimilar }, ctx.signal);
+    const entries = res.data.similar.map((s) => ({
+      id: s.id,
+      name: s.name,
+      brand: s.brand,
+      similarityScore: s.similarityScore,
+    }));
+    return {
+      items: [{ kind: 'similar', fragranceId: id, entries }],
+      progress: [
+        fetched('fragrance', id, 'similar'),
+        ...entries.map((e) => discovered('fragrance', e.id, 'similar')),
+      ],
+      follow: [],
+    };
+  });

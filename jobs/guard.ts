@@ -1,0 +1,50 @@
+import { isFragsyncError, ResponseInvalidError } from '../src/errors.ts';
+import type { EntityKind } from '../src/warehouse/state-types.ts';
+import type { JobResult } from './types.ts';
+import { emptyResult } from './types.ts';
+
+/**
+ * The two outcomes every detail job shares: a response that fails validation goes to
+ * quarantine with its raw payload (the sync goes on), and a 404 means upstream no longer
+ * has the item (it leaves the current tables and stays in history). Every other error is
+ * thrown to the queue, whose error policy decides (src/queue/error-policy.ts).
+ */
+export async function guarded(
+  entity: EntityKind,
+  key: string,
+  dataset: string,
+  body: () => Promise<JobResult>,
+): Promise<JobResult> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof ResponseInvalidError) {
+      const result = emptyResult();
+      result.items.push({
+        kind: 'quarantine',
+        endpoint: String(err.context.endpoint ?? ''),
+        key,
+        reason: err.message,
+        raw: err.raw ?? null,
+      });
+      // Recorded as fetched: paying again for the same invalid answer within a cycle helps no one.
+      result.progress.push({ kind: 'fetched', entity, key, dataset });
+      return result;
+    }
+    if (isFragsyncError(err) && err.code === 'NOT_FOUND') {
+      const result = emptyResult();
+      result.items.push({ kind: 'removal', entity, keys: [key] });
+      result.progress.push({ kind: 'fetched', entity, key, dataset });
+      return result;
+    }
+    throw err;
+  }
+}
+
+export function discovered(entity: EntityKind, key: string, source: string) {
+  return { kind: 'discovered' as const, entity, key, source };
+}
+
+export function fetched(entity: EntityKind, key: string, dataset: string) {
+  return { kind: 'fetched' as const, entity, key, dataset };
+}

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { JobKind, JobPayloads, JobSpec } from './types.ts';
+
+/**
+ * A job id derived from the job's content, so that enqueuing the same work twice in a run
+ * is one job (BullMQ ignores an add whose id exists) and never pays twice. BullMQ forbids
+ * ':' and all-digit ids; a hex digest behind the kind avoids both and any id length issue.
+ */
+export function jobId(kind: JobKind, payload: JobPayloads[JobKind]): string {
+  const digest = createHash('sha1').update(stableJson(payload)).digest('hex').slice(0, 20);
+  return `${kind}-${digest}`;
+}
+
+export function specId(spec: JobSpec): string {
+  return jobId(spec.kind, spec.payload);
+}
+
+function stableJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  const keys = Object.keys(value as Record<string, unknown>).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+export function job<K extends JobKind>(kind: K, payload: JobPayloads[K], priority: number): JobSpec<K> {
+  return { kind, payload, priority };
+}
+
+/** Priorities: walks first, then profiles (they discover brands and perfumers), then the long tail. */
+export const PRIORITY = {
+  walk: 1,
+  entity: 2,
+  profile: 3,
+  detail: 4,
+  optional: 5,
+} as const;

@@ -1,0 +1,24 @@
+import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import { discovered } from './guard.ts';
+import { job, PRIORITY } from './job-id.ts';
+import type { Processor } from './types.ts';
+
+const PAGE_SIZE = MAX_PAGE_SIZE.listNotes;
+
+/** One page of the note list (slug, name, family); each note's description needs its profile. */
+export const notesPage: Processor<'notesPage'> = async (ctx, { page }) => {
+  const res = await ctx.client.listNotes({ page, limit: PAGE_SIZE }, ctx.signal);
+  const { data, pagination } = res.data;
+  const pages = Math.max(1, Math.ceil(pagination.total / PAGE_SIZE));
+  return {
+    items: data.map((n) => ({ kind: 'note' as const, slug: n.slug, name: n.name, family: n.family })),
+    progress: [
+      { kind: 'walk', walk: `notes@${page}`, page, total: pagination.total, done: true },
+      ...data.map((n) => discovered('note', n.slug, 'notes')),
+    ],
+    follow:
+      page === 1
+        ? Array.from({ length: pages - 1 }, (_, i) => job('notesPage', { page: i + 2 }, PRIORITY.walk))
+        : [],
+  };
+};

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import type { FragranceClient } from '../src/api/client.ts';
+import type { LoadItem, ProgressMark } from '../src/warehouse/rows.ts';
+
+/**
+ * Every kind of job: a plain async function of (context, payload). Payloads are plain JSON
+ * so they can travel through Redis. A job makes one API call or reads one small list, and
+ * is idempotent: its id is derived from its content (jobId), so a job enqueued twice in a
+ * run is one job, and re-running it after a crash writes the same rows.
+ */
+export interface JobPayloads {
+  /** One page of the fragrance list (the cheapest enumeration: 50 summaries per cent). */
+  fragrancesPage: { page: number };
+  /** One page of the note list. */
+  notesPage: { page: number };
+  /** The whole accord list (about two pages). */
+  accords: Record<string, never>;
+  /** The chart list; every chart it names becomes a chart job. */
+  charts: Record<string, never>;
+  chart: { slug: string };
+  trending: Record<string, never>;
+  /** Profile of one fragrance: notes, accords, brand and perfumer slugs, year, score. */
+  fragranceProfile: { id: string };
+  fragranceSimilar: { id: string };
+  fragranceWearing: { id: string };
+  /** Reviews of one fragrance; knownTotal enables the incremental read of only the new ones. */
+  fragranceReviews: { id: string; knownTotal: number | null; knownCount: number | null };
+  reviewDigest: { id: string };
+  brand: { slug: string };
+  /** A brand's exhaustive catalogue, all pages. */
+  brandCatalogue: { slug: string };
+  perfumer: { slug: string };
+  note: { slug: string };
+  /** Ids named somewhere (similar lists, charts) but never listed: resolved 50 at a time. */
+  batch: { ids: string[] };
+}
+
+export type JobKind = keyof JobPayloads;
+
+export interface JobSpec<K extends JobKind = JobKind> {
+  kind: K;
+  payload: JobPayloads[K];
+  /** Lower runs first: cheap walks that find new and removed items before the long tail. */
+  priority: number;
+}
+
+/** What the sync-wide settings tell a job about the datasets to fetch. */
+export interface JobSettings {
+  reviews: { mode: 'all' | 'newest' | 'none'; newest: number };
+  similar: boolean;
+  wearing: boolean;
+  reviewDigest: boolean;
+  brands: boolean;
+  perfumers: boolean;
+}
+
+export interface JobContext {
+  log: Logger;
+  client: FragranceClient;
+  settings: JobSettings;
+  signal: AbortSignal;
+}
+
+export interface JobResult {
+  items: LoadItem[];
+  progress: ProgressMark[];
+  /**
+   * Further pages of the same walk. Entities a job names (a brand slug in a profile, ids in a
+   * similar list) are reported as `discovered` progress marks instead: the coordinator turns
+   * them into jobs unless the cycle already fetched them.
+   */
+  follow: JobSpec[];
+}
+
+export type Processor<K extends JobKind> = (ctx: JobContext, payload: JobPayloads[K]) => Promise<JobResult>;
+
+export function emptyResult(): JobResult {
+  return { items: [], progress: [], follow: [] };
+}

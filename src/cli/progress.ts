@@ -1,0 +1,48 @@
+import type { SyncTick } from '../sync/coordinator.ts';
+
+/** One live line on a terminal; a plain line every `everyMs` otherwise (cron logs). */
+export function progressReporter(
+  stream: NodeJS.WriteStream = process.stderr,
+  everyMs = 10_000,
+): {
+  tick(t: SyncTick): void;
+  done(): void;
+} {
+  const tty = stream.isTTY === true;
+  let lastPlain = 0;
+  let drawn = false;
+  return {
+    tick(t) {
+      const line = formatTick(t);
+      if (tty) {
+        stream.write(`\r\x1b[2K${line}`);
+        drawn = true;
+      } else if (t.elapsedMs - lastPlain >= everyMs) {
+        lastPlain = t.elapsedMs;
+        stream.write(`${new Date().toISOString()} ${line}\n`);
+      }
+    },
+    done() {
+      if (tty && drawn) stream.write('\r\x1b[2K');
+    },
+  };
+}
+
+export function formatTick(t: SyncTick): string {
+  const budget = t.maxCents !== null ? `${t.cents}/${t.maxCents} cents` : `${t.cents} cents`;
+  const quota = t.quotaRemaining !== null ? `quota ${t.quotaRemaining} left` : 'quota ?';
+  const rate = t.elapsedMs > 0 ? t.jobsDone / (t.elapsedMs / 1000) : 0;
+  const left = Math.max(0, t.jobsScheduled - t.jobsDone);
+  const eta = rate > 0 && left > 0 ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
+  const phase = t.pausedUntil ? `paused until ${t.pausedUntil.toISOString()}` : t.phase;
+  return [phase, `jobs ${t.jobsDone}/${t.jobsScheduled}`, `${t.calls} calls`, budget, quota, eta]
+    .filter(Boolean)
+    .join(' | ');
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

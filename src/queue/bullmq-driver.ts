@@ -1,0 +1,219 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Governor } from '../governor/types.ts';
+import type { ExecuteDeps } from './execute.ts';
+import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, startFetchWorker, type RunInfo } from './fetch-worker.ts';
+import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
+
+export interface BullmqDriverOptions {
+  connection: Redis;
+  redisUrl: string;
+  prefix: string;
+  runId: string;
+  baseUrl: string;
+  settings: ExecuteDeps['settings'];
+  deps: ExecuteDeps;
+  governor: Governor;
+  /** Fetch jobs at once in this process's own worker. */
+  concurrency: number;
+  /** Also fetch in this process (true), or leave it to `fragsync worker` processes. */
+  localWorker: boolean;
+  wait: boolean;
+  onOutcome: OutcomeHandler;
+  onPause?: (until: Date) => void;
+  log: Logger;
+}
+
+/**
+ * BullMQ on Redis: the coordinator enqueues fetch jobs, any number of worker processes run
+ * them, and their outcomes come back through the load queue, consumed only here (the owner
+ * of the warehouse file). A job is outstanding from submit until its final outcome.
+ */
+export class BullmqDriver implements QueueDriver {
+  readonly name = 'bullmq' as const;
+  private readonly outstanding = new Map<string, QueuedJob>();
+  private lostChecks = 0;
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+  private pause: Date | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly opts: BullmqDriverOptions,
+    private readonly fetchQueue: Queue,
+    private readonly loadWorker: Worker,
+    private readonly fetchWorker: Worker | null,
+  ) {}
+
+  static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
+    const info: RunInfo = {
+      runId: opts.runId,
+      baseUrl: opts.baseUrl,
+      settings: opts.settings,
+      wait: opts.wait,
+    };
+    await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(info));
+    const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+    // Jobs a previous run left waiting are re-planned from the warehouse: drop them.
+    await fetchQueue.drain(true);
+    await fetchQueue.resume();
+    let driver: BullmqDriver | null = null;
+    const loadWorker = new Worker(
+      LOAD_QUEUE,
+      async (job: Job<JobOutcome>) => {
+        await driver?.receive(job.data);
+      },
+      { connection: opts.connection.duplicate(), prefix: opts.prefix, concurrency: 64 },
+    );
+    loadWorker.on('error', (err) => opts.log.error({ err: err.message }, 'load worker error'));
+    const fetchWorker = opts.localWorker
+      ? startFetchWorker({
+          connection: opts.connection,
+          prefix: opts.prefix,
+          concurrency: opts.concurrency,
+          governor: opts.governor,
+          log: opts.log,
+          depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
+        }).worker
+      : null;
+    driver = new BullmqDriver(opts, fetchQueue, loadWorker, fetchWorker);
+    driver.watchPause();
+    return driver;
+  }
+
+  async submit(jobs: QueuedJob[]): Promise<void> {
+    const fresh = jobs.filter((j) => !this.outstanding.has(j.id));
+    if (fresh.length === 0 || this.stopped) return;
+    for (const j of fresh) this.outstanding.set(j.id, j);
+    await this.fetchQueue.addBulk(
+      fresh.map((j) => ({
+        name: j.spec.kind,
+        data: j,
+        // Unique per run, derived from content: re-adding the same work in a run is a no-op.
+        opts: {
+          jobId: `${j.runId}-${j.id}`,
+          priority: j.spec.priority,
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
+      })),
+    );
+  }
+
+  private async receive(outcome: JobOutcome): Promise<void> {
+    await this.opts.onOutcome(outcome);
+    if (outcome.type !== 'requeued' && outcome.job.runId === this.opts.runId) {
+      this.outstanding.delete(outcome.job.id);
+      if (outcome.type === 'stop') await this.stop();
+      this.checkIdle();
+    }
+  }
+
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    // Global: workers of every process stop taking jobs; running ones finish and report.
+    await this.fetchQueue.pause();
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const c = await this.fetchQueue.getJobCounts('active');
+      if ((c.active ?? 0) === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
+    while (Date.now() < deadline) {
+      const c = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
+      if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await loadQueue.close();
+    this.outstanding.clear();
+    this.checkIdle();
+  }
+
+  pausedUntil(): Date | null {
+    return this.pause;
+  }
+
+  async counts(): Promise<{ waiting: number; active: number; delayed: number }> {
+    const c = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+    return {
+      waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+      active: c.active ?? 0,
+      delayed: c.delayed ?? 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.pauseTimer) clearInterval(this.pauseTimer);
+    await this.fetchWorker?.close();
+    await this.loadWorker.close();
+    // What is still waiting is re-planned by the next run from the warehouse.
+    await this.fetchQueue.drain(true);
+    await this.fetchQueue.resume();
+    await this.opts.connection.del(runInfoKey(this.opts.prefix));
+    await this.fetchQueue.close();
+  }
+
+  /** The pause is the governor's (shared by all processes); mirror it for the progress line. */
+  private watchPause(): void {
+    this.pauseTimer = setInterval(() => {
+      void this.opts.governor.pausedUntil().then((until) => {
+        const was = this.pause;
+        this.pause = until;
+        if (until && (!was || was.getTime() !== until.getTime())) this.opts.onPause?.(until);
+      });
+      if (++this.lostChecks % 4 === 0) void this.recoverLost().catch(() => undefined);
+    }, 500);
+    this.pauseTimer.unref();
+  }
+
+  /**
+   * A Redis that lost its data (flushed, restarted without persistence) also lost our jobs:
+   * when work is outstanding but both queues are empty twice in a row, enqueue it again.
+   * The warehouse still holds everything loaded; only calls in flight are repeated.
+   */
+  private emptySeen = 0;
+  private async recoverLost(): Promise<void> {
+    if (this.stopped || this.outstanding.size === 0 || this.pause) return;
+    const f = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'wait');
+    const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
+    const l = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
+    await loadQueue.close();
+    const total = Object.values(f).reduce((a, b) => a + b, 0) + Object.values(l).reduce((a, b) => a + b, 0);
+    if (total > 0) {
+      this.emptySeen = 0;
+      return;
+    }
+    if (++this.emptySeen < 2) return;
+    this.emptySeen = 0;
+    const lost = [...this.outstanding.values()];
+    this.opts.log.warn({ jobs: lost.length }, 'queued jobs vanished from Redis; enqueuing them again');
+    const info: RunInfo = {
+      runId: this.opts.runId,
+      baseUrl: this.opts.baseUrl,
+      settings: this.opts.settings,
+      wait: this.opts.wait,
+    };
+    await this.opts.connection.set(runInfoKey(this.opts.prefix), JSON.stringify(info));
+    this.outstanding.clear();
+    await this.submit(lost);
+  }
+
+  private isIdle(): boolean {
+    return this.outstanding.size === 0;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,67 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import { runJob } from '../../jobs/index.ts';
+import type { JobSettings } from '../../jobs/types.ts';
+import type { FragranceClient } from '../api/client.ts';
+import type { ApiCallItem } from '../warehouse/rows.ts';
+import { decide, type ErrorAction } from './error-policy.ts';
+import type { JobOutcome, QueuedJob } from './types.ts';
+
+/**
+ * The calls of the job attempt running in the current async context. The HTTP client is
+ * shared by all jobs of a process; AsyncLocalStorage attributes each request to the attempt
+ * that sent it, so its ledger rows travel with that attempt's outcome, even a failed one.
+ */
+const attemptCalls = new AsyncLocalStorage<ApiCallItem[]>();
+
+/** The client's onCall hook: records a request under the attempt that sent it. */
+export function recordCall(call: ApiCallItem, orphan: (call: ApiCallItem) => void): void {
+  const calls = attemptCalls.getStore();
+  if (calls) calls.push(call);
+  else orphan(call);
+}
+
+export interface ExecuteDeps {
+  client: FragranceClient;
+  settings: JobSettings;
+  log: Logger;
+}
+
+export interface Execution {
+  outcome: JobOutcome;
+  /** For requeued outcomes: what the driver should do (pause until, or retry after). */
+  action: ErrorAction | null;
+}
+
+/** Run one attempt of a job and classify its end through the error policy. */
+export async function execute(
+  deps: ExecuteDeps,
+  job: QueuedJob,
+  attempt: number,
+  signal: AbortSignal,
+): Promise<Execution> {
+  const calls: ApiCallItem[] = [];
+  const log = deps.log.child({ job: job.id, kind: job.spec.kind });
+  try {
+    const result = await attemptCalls.run(calls, () =>
+      runJob({ log, client: deps.client, settings: deps.settings, signal }, job.spec.kind, job.spec.payload),
+    );
+    return { outcome: { type: 'done', job, result, calls }, action: null };
+  } catch (err) {
+    const action = decide(err, attempt);
+    switch (action.action) {
+      case 'pause':
+      case 'retry':
+        log.debug({ action: action.action }, 'job goes back to waiting');
+        return { outcome: { type: 'requeued', job, calls }, action };
+      case 'stop':
+        return {
+          outcome: { type: 'stop', job, reason: action.reason, message: action.message, calls },
+          action,
+        };
+      case 'fail':
+        log.warn({ code: action.code, reason: action.reason }, 'job failed');
+        return { outcome: { type: 'failed', job, reason: action.reason, code: action.code, calls }, action };
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Governor } from '../governor/types.ts';
+import { execute, type ExecuteDeps } from './execute.ts';
+import type { JobOutcome, QueuedJob } from './types.ts';
+
+export const FETCH_QUEUE = 'fetch';
+export const LOAD_QUEUE = 'load';
+
+/** The run a worker serves: written to Redis by the coordinator (no secret in it). */
+export interface RunInfo {
+  runId: string;
+  baseUrl: string;
+  settings: ExecuteDeps['settings'];
+  /** false: a quota pause stops the run instead of waiting for the reset. */
+  wait: boolean;
+}
+
+export function runInfoKey(prefix: string): string {
+  return `${prefix}:fragsync:run`;
+}
+
+export interface FetchWorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  governor: Governor;
+  log: Logger;
+  /** The client and settings for a job of the given run (a worker process may serve many runs). */
+  depsFor(runId: string): Promise<{ deps: ExecuteDeps; wait: boolean } | null>;
+}
+
+/**
+ * A BullMQ worker of the fetch queue, the same in the coordinator and in `fragsync worker`
+ * processes. Each attempt's outcome (its calls, even on failure) goes to the load queue,
+ * which only the owner of the warehouse consumes. Quota pauses use BullMQ's rate limit, so
+ * every worker of every process stops sending and the job waits without using an attempt.
+ */
+export function startFetchWorker(opts: FetchWorkerOptions): { worker: Worker; loadQueue: Queue } {
+  const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+  const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+  const report = (outcome: JobOutcome) =>
+    loadQueue.add('outcome', outcome, { removeOnComplete: true, removeOnFail: 1000 });
+
+  const processor = async (
+    job: Job<QueuedJob & { attempt?: number }>,
+    token?: string,
+    signal?: AbortSignal,
+  ) => {
+    const data = job.data;
+    const ctx = await opts.depsFor(data.runId);
+    if (!ctx) {
+      opts.log.warn({ job: job.id, runId: data.runId }, 'job of an unknown run dropped');
+      return;
+    }
+    const attempt = (data.attempt ?? 0) + 1;
+    const { outcome, action } = await execute(
+      ctx.deps,
+      data,
+      attempt,
+      signal ?? new AbortController().signal,
+    );
+    if (action?.action === 'pause') {
+      const until = (await opts.governor.pausedUntil()) ?? action.until ?? new Date(Date.now() + 60_000);
+      if (!ctx.wait) {
+        await report({
+          type: 'stop',
+          job: data,
+          reason: 'quota_exhausted',
+          message: `quota exhausted until ${until.toISOString()}`,
+          calls: outcome.calls,
+        });
+        return;
+      }
+      await report(outcome);
+      await fetchQueue.rateLimit(Math.max(1, until.getTime() - Date.now()));
+      throw Worker.RateLimitError();
+    }
+    await report(outcome);
+    if (action?.action === 'retry') {
+      await job.updateData({ ...data, attempt });
+      await job.moveToDelayed(Date.now() + action.delayMs, token);
+      throw new DelayedError();
+    }
+  };
+
+  const worker = new Worker(FETCH_QUEUE, processor, {
+    connection: opts.connection.duplicate(),
+    prefix: opts.prefix,
+    concurrency: opts.concurrency,
+    // queue.rateLimit() is ignored unless a limiter is configured; this one never binds.
+    limiter: { max: 1_000_000, duration: 1000 },
+    maximumRateLimitDelay: 1000,
+  });
+  worker.on('error', (err) => opts.log.error({ err: err.message }, 'fetch worker error'));
+  worker.on('closed', () => {
+    void loadQueue.close();
+    void fetchQueue.close();
+  });
+  return { worker, loadQueue };
+}

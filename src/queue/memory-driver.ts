@@ -1,0 +1,168 @@
+import type { Governor } from '../governor/types.ts';
+import { execute, type ExecuteDeps } from './execute.ts';
+import type { OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
+
+export interface MemoryDriverOptions {
+  deps: ExecuteDeps;
+  governor: Governor;
+  /** Jobs running at once (each one sends at most one request at a time). */
+  concurrency: number;
+  /** false: a quota pause stops the run (exit code quota exhausted) instead of waiting. */
+  wait: boolean;
+  onOutcome: OutcomeHandler;
+  /** Called whenever a pause begins, with its local end. */
+  onPause?: (until: Date) => void;
+}
+
+/**
+ * Runs the job processors in this process, where no Redis is configured. Same processors,
+ * same error policy and same outcomes as the BullMQ driver; a priority queue replaces Redis.
+ */
+export class MemoryDriver implements QueueDriver {
+  readonly name = 'memory' as const;
+  private readonly queues = new Map<number, QueuedJob[]>();
+  private readonly seen = new Set<string>();
+  private readonly attempts = new Map<string, number>();
+  private active = 0;
+  private delayed = 0;
+  private stopped = false;
+  private pauseEnd: Date | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: MemoryDriverOptions) {}
+
+  async submit(jobs: QueuedJob[]): Promise<void> {
+    for (const job of jobs) {
+      if (this.seen.has(job.id)) continue;
+      this.seen.add(job.id);
+      this.push(job, false);
+    }
+    this.pump();
+  }
+
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    this.checkIdle();
+  }
+
+  /** Stop at once: abort requests in flight (401: nothing more may be sent with this key). */
+  abortInFlight(): void {
+    this.abort.abort();
+  }
+
+  pausedUntil(): Date | null {
+    return this.pauseEnd;
+  }
+
+  async counts(): Promise<{ waiting: number; active: number; delayed: number }> {
+    let waiting = 0;
+    for (const q of this.queues.values()) waiting += q.length;
+    return { waiting, active: this.active, delayed: this.delayed };
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+  }
+
+  private push(job: QueuedJob, front: boolean): void {
+    const priority = job.spec.priority;
+    let q = this.queues.get(priority);
+    if (!q) {
+      q = [];
+      this.queues.set(priority, q);
+    }
+    if (front) q.unshift(job);
+    else q.push(job);
+  }
+
+  private next(): QueuedJob | undefined {
+    const priorities = [...this.queues.keys()].sort((a, b) => a - b);
+    for (const p of priorities) {
+      const job = this.queues.get(p)?.shift();
+      if (job) return job;
+    }
+    return undefined;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.pauseEnd === null && this.active < this.opts.concurrency) {
+      const job = this.next();
+      if (!job) break;
+      this.active++;
+      void this.run(job);
+    }
+    this.checkIdle();
+  }
+
+  private async run(job: QueuedJob): Promise<void> {
+    const attempt = (this.attempts.get(job.id) ?? 0) + 1;
+    this.attempts.set(job.id, attempt);
+    try {
+      const { outcome, action } = await execute(this.opts.deps, job, attempt, this.abort.signal);
+      await this.opts.onOutcome(outcome);
+      if (outcome.type === 'stop') {
+        this.stopped = true;
+      } else if (action?.action === 'pause') {
+        // A pause does not count as an attempt: the job goes back to the head of the line.
+        this.attempts.set(job.id, attempt - 1);
+        this.push(job, true);
+        await this.beginPause(action.until);
+      } else if (action?.action === 'retry') {
+        this.delayed++;
+        setTimeout(() => {
+          this.delayed--;
+          this.push(job, true);
+          this.pump();
+        }, action.delayMs).unref();
+      }
+    } finally {
+      this.active--;
+      this.pump();
+    }
+  }
+
+  private async beginPause(fallback: Date | null): Promise<void> {
+    const until = (await this.opts.governor.pausedUntil()) ?? fallback ?? new Date(Date.now() + 60_000);
+    if (!this.opts.wait) {
+      this.pauseEnd = until;
+      this.stopped = true;
+      return;
+    }
+    if (this.pauseEnd && this.pauseEnd >= until) return;
+    this.pauseEnd = until;
+    this.opts.onPause?.(until);
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(
+      () => {
+        this.pauseTimer = null;
+        this.pauseEnd = null;
+        this.pump();
+      },
+      Math.max(0, until.getTime() - Date.now()),
+    );
+  }
+
+  private isIdle(): boolean {
+    if (this.active > 0) return false;
+    if (this.stopped) return true;
+    if (this.delayed > 0 || this.pauseEnd !== null) return false;
+    for (const q of this.queues.values()) if (q.length > 0) return false;
+    return true;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,46 @@
+import type { JobResult, JobSpec } from '../../jobs/types.ts';
+import type { ApiCallItem } from '../warehouse/rows.ts';
+
+/** Why a run stops before its work is done. */
+export type StopReason = 'budget_exhausted' | 'payment_required' | 'unauthorized' | 'quota_exhausted';
+
+/** A job as it travels: its content-derived id, the run that enqueued it, and its spec. */
+export interface QueuedJob {
+  id: string;
+  runId: string;
+  spec: JobSpec;
+}
+
+/**
+ * What one processing attempt of a job produced, reported back to the coordinator (the
+ * owner of the warehouse). `calls` are the HTTP requests the attempt sent, failed ones
+ * included: every attempt's calls reach the ledger, whatever became of the job.
+ */
+export type JobOutcome =
+  | { type: 'done'; job: QueuedJob; result: JobResult; calls: ApiCallItem[] }
+  /** Terminal for this job: recorded as failed, the run goes on. */
+  | { type: 'failed'; job: QueuedJob; reason: string; code: string; calls: ApiCallItem[] }
+  /** The job goes back to waiting (quota pause, transient retry); only its calls are reported. */
+  | { type: 'requeued'; job: QueuedJob; calls: ApiCallItem[] }
+  /** The run must stop (budget, 402, 401, quota with --no-wait); the job stays owed. */
+  | { type: 'stop'; job: QueuedJob; reason: StopReason; message: string; calls: ApiCallItem[] };
+
+/**
+ * The two execution drivers (in-process and BullMQ) look the same to the coordinator: it
+ * submits jobs, receives one outcome per attempt through `onOutcome`, and waits for idle.
+ */
+export interface QueueDriver {
+  readonly name: 'memory' | 'bullmq';
+  /** Add jobs; a job whose id was already submitted in this run is ignored. */
+  submit(jobs: QueuedJob[]): Promise<void>;
+  /** Resolves when nothing is waiting or running, or when the driver was stopped. */
+  idle(): Promise<void>;
+  /** Stop taking jobs; jobs already running finish and report. */
+  stop(): Promise<void>;
+  /** Local time until which nothing is sent (quota pause), or null. */
+  pausedUntil(): Date | null;
+  counts(): Promise<{ waiting: number; active: number; delayed: number }>;
+  close(): Promise<void>;
+}
+
+export type OutcomeHandler = (outcome: JobOutcome) => Promise<void> | void;

@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { jobId } from '../../jobs/job-id.ts';
+import type { JobSettings, JobSpec } from '../../jobs/types.ts';
+import { FragranceClient } from '../api/client.ts';
+import type { Config } from '../config/index.ts';
+import { ConfigError } from '../errors.ts';
+import type { Governor } from '../governor/types.ts';
+import { recordCall } from '../queue/execute.ts';
+import type { JobOutcome, QueueDriver, QueuedJob, StopReason } from '../queue/types.ts';
+import type { LoadItem } from '../warehouse/rows.ts';
+import { Warehouse, type RunStatus } from '../warehouse/warehouse.ts';
+import { Frontier } from './frontier.ts';
+import { LoadStage } from './load-stage.ts';
+import { summarize, type SyncSummary } from './summary.ts';
+
+export interface SyncDeps {
+  config: Config;
+  log: Logger;
+  governor: Governor;
+  /** Builds the driver once the coordinator knows how to receive outcomes. */
+  makeDriver: (ctx: DriverContext) => Promise<QueueDriver>;
+  /** Called about once a second with the live state, for the progress line. */
+  onTick?: (tick: SyncTick) => void;
+}
+
+export interface DriverContext {
+  runId: string;
+  client: FragranceClient;
+  settings: JobSettings;
+  onOutcome: (outcome: JobOutcome) => Promise<void>;
+  onPause: (until: Date) => void;
+}
+
+export interface SyncTick {
+  runId: string;
+  phase: 'discovery' | 'details' | 'paused' | 'finishing';
+  jobsDone: number;
+  jobsScheduled: number;
+  calls: number;
+  cents: number;
+  maxCents: number | null;
+  quotaRemaining: number | null;
+  pausedUntil: Date | null;
+  elapsedMs: number;
+}
+
+export function jobSettings(config: Config): JobSettings {
+  const d = config.datasets;
+  return {
+    reviews: { mode: d.reviews.mode, newest: d.reviews.newest },
+    similar: d.similar,
+    wearing: d.wearing,
+    reviewDigest: d.reviewDigest,
+    brands: d.brands,
+    perfumers: d.perfumers,
+  };
+}
+
+/**
+ * `fragsync sync`: plans from the warehouse, runs the jobs through a driver, and, as the
+ * owner of the warehouse file, is the only writer. Progress lives in the warehouse, so a run
+ * that stops for any reason is continued by the next one.
+ */
+export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
+  const { config, log, governor } = deps;
+  if (!config.baseUrl)
+    throw new ConfigError(
+      'config: baseUrl is required (--base-url or FRAGSYNC_BASE_URL); fragsync never guesses the service address',
+    );
+  if (!config.apiKey)
+    throw new ConfigError('config: the API key is missing: set the FRAGSYNC_API_KEY environment variable');
+
+  const started = new Date();
+  const runId = `run-${started
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14)}-${randomUUID().slice(0, 8)}`;
+  const runLog = log.child({ runId });
+  const warehouse = await Warehouse.open(config.dbPath, { logger: runLog });
+  let client: FragranceClient | null = null;
+  let driver: QueueDriver | null = null;
+  try {
+    await LoadStage.recover(warehouse, config.dbPath, runLog);
+    for (const r of await warehouse.query<{ run_id: string }>(
+      "SELECT run_id FROM sync_runs WHERE status = 'running'",
+    )) {
+      await warehouse.finishRun(r.run_id, 'interrupted', started);
+    }
+    await warehouse.startRun(runId, started);
+    await governor.startRun(runId);
+    const day = started.toISOString().slice(0, 10);
+    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day);
+
+    const state = await warehouse.syncState();
+    const reviewCounts = new Map(
+      (
+        await warehouse.query<{ id: string; n: number }>(
+          'SELECT fragrance_id AS id, count(*)::INTEGER AS n FROM reviews GROUP BY 1',
+        )
+      ).map((r) => [r.id, Number(r.n)]),
+    );
+    const frontier = new Frontier(state, config.datasets, started, reviewCounts, state.reviewTotals);
+    const load = new LoadStage(warehouse, config.dbPath, runId, {
+      batchItems: config.loader.batchItems,
+      flushMs: config.loader.flushMs,
+      log: runLog,
+    });
+
+    let stop: { reason: StopReason; message: string } | null = null;
+    let transientFailures = 0;
+    let terminalFailures = 0;
+    let jobsDone = 0;
+    let jobsScheduled = 0;
+    let calls = 0;
+    let cents = 0;
+    let lastRemaining: number | null = null;
+    let pausedUntil: Date | null = null;
+    const seenAccords = new Set<string>();
+    const seenCharts = new Set<string>();
+    let accordsListed = false;
+    let chartsListed = false;
+
+    const toQueued = (specs: JobSpec[]): QueuedJob[] =>
+      specs.map((spec) => ({ id: jobId(spec.kind, spec.payload), runId, spec }));
+
+    const onOutcome = async (o: JobOutcome): Promise<void> => {
+      const callItems: LoadItem[] = o.calls;
+      for (const c of o.calls) {
+        calls++;
+        cents += c.costCents;
+        if (c.quotaRemaining !== null) lastRemaining = c.quotaRemaining;
+      }
+      if (o.type === 'done') {
+        jobsDone++;
+        pausedUntil = null;
+        const { jobs, keep } = frontier.absorb(o.result.progress);
+        for (const item of o.result.items) {
+          if (item.kind === 'removal') frontier.markRemoved(item.entity, item.keys);
+          if (item.kind === 'accord') seenAccords.add(item.slug);
+          if (item.kind === 'chart') seenCharts.add(item.slug);
+        }
+        if (o.job.spec.kind === 'accords') accordsListed = true;
+        if (o.job.spec.kind === 'charts') chartsListed = true;
+        load.add([...o.result.items, ...callItems], keep);
+        const next = [...frontier.follow(o.result.follow), ...jobs];
+        jobsScheduled += next.length;
+        if (next.length > 0 && !stop) await driver?.submit(toQueued(next));
+      } else {
+        load.add(callItems, []);
+        if (o.type === 'failed') {
+          jobsDone++;
+          if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL')
+            transientFailures++;
+          else terminalFailures++;
+          load.add(
+            [
+              {
+                kind: 'quarantine',
+                endpoint: o.job.spec.kind,
+                key: o.job.id,
+                reason: `job failed: ${o.reason}`,
+                raw: o.job.spec.payload,
+              },
+            ],
+            [],
+          );
+        } else if (o.type === 'stop' && !stop) {
+          stop = { reason: o.reason, message: o.message };
+          runLog.warn({ reason: o.reason }, o.message);
+          await driver?.stop();
+        }
+      }
+    };
+
+    client = new FragranceClient({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      governor,
+      onCall: (call) => recordCall(call, (orphan) => load.add([orphan], [])),
+      connections: config.http.connections,
+      connectTimeoutMs: config.http.connectTimeoutMs,
+      headersTimeoutMs: config.http.headersTimeoutMs,
+      bodyTimeoutMs: config.http.bodyTimeoutMs,
+      maxRetries: config.http.maxRetries,
+      retryBaseMs: config.http.retryBaseMs,
+      retryMaxMs: config.http.retryMaxMs,
+      logger: runLog,
+    });
+    driver = await deps.makeDriver({
+      runId,
+      client,
+      settings: jobSettings(config),
+      onOutcome,
+      onPause: (until) => {
+        pausedUntil = until;
+        runLog.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
+      },
+    });
+
+    const ticker = setInterval(() => {
+      deps.onTick?.({
+        runId,
+        phase: pausedUntil ? 'paused' : jobsDone < jobsScheduled / 2 ? 'discovery' : 'details',
+        jobsDone,
+        jobsScheduled,
+        calls,
+        cents,
+        maxCents: config.budget.maxCentsPerRun,
+        quotaRemaining: lastRemaining,
+        pausedUntil,
+        elapsedMs: Date.now() - started.getTime(),
+      });
+    }, 1000);
+    try {
+      const initial = frontier.initialJobs();
+      jobsScheduled += initial.length;
+      await driver.submit(toQueued(initial));
+      await driver.idle();
+    } finally {
+      clearInterval(ticker);
+    }
+
+    let status: RunStatus;
+    const quotaStopped = !stop && driver.pausedUntil() !== null && !config.quota.wait;
+    if (stop) status = (stop as { reason: StopReason }).reason;
+    else if (quotaStopped) status = 'quota_exhausted';
+    else if (transientFailures > 0) status = 'failed';
+    else status = 'completed';
+
+    if (status === 'completed') {
+      // Lists read whole in this run: what the warehouse knows beyond them left upstream.
+      const gone = (entity: 'accord' | 'chart', seen: Set<string>) =>
+        frontier.knownKeys(entity).filter((k) => !seen.has(k));
+      const removals: LoadItem[] = [];
+      if (accordsListed)
+        removals.push({ kind: 'removal', entity: 'accord', keys: gone('accord', seenAccords) });
+      if (chartsListed) removals.push({ kind: 'removal', entity: 'chart', keys: gone('chart', seenCharts) });
+      const nonEmpty = removals.filter((r) => r.kind === 'removal' && r.keys.length > 0);
+      if (nonEmpty.length > 0) load.add(nonEmpty, []);
+    }
+    await load.close();
+    await warehouse.finishRun(runId, status, new Date());
+    await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
+    if (status === 'completed' && config.export.parquetDir)
+      await warehouse.exportParquet(config.export.parquetDir);
+
+    return await summarize(warehouse, {
+      runId,
+      status,
+      started,
+      config,
+      stopMessage: (stop as { message: string } | null)?.message ?? null,
+      pausedUntil: driver.pausedUntil(),
+      terminalFailures,
+      transientFailures,
+      loaded: load.loaded,
+      owedJobs: await driver.counts(),
+    });
+  } finally {
+    await driver?.close();
+    await client?.close();
+    await warehouse.close();
+  }
+}

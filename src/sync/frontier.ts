@@ -1,0 +1,183 @@
+import { job, jobId, PRIORITY } from '../../jobs/job-id.ts';
+import type { JobSpec } from '../../jobs/types.ts';
+import { MAX_PAGE_SIZE } from '../api/endpoints.ts';
+import type { Config } from '../config/index.ts';
+import type { ProgressMark } from '../warehouse/rows.ts';
+import type { Dataset, EntityKind, SyncState } from '../warehouse/state-types.ts';
+
+/**
+ * What is still owed in the open cycle, and what a job's discoveries add to it. Discovery
+ * runs to a fixed point: every entity any response names gets its datasets fetched once per
+ * cycle; what the warehouse says was fetched since the cycle began is never paid for again.
+ */
+/** Fragrance and note list pages are read at the largest page size, 50. */
+const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
+
+export class Frontier {
+  /** `${entity}|${key}|${dataset}` fetched since the cycle began (warehouse plus this run). */
+  private readonly done = new Set<string>();
+  /** `${entity}|${key}` known to exist (warehouse plus this run's discoveries). */
+  private readonly known = new Set<string>();
+  private readonly removed = new Set<string>();
+  /** Walk pages read in this cycle: `fragrances@3`. */
+  private readonly pagesDone = new Set<string>();
+  /** pagination.total seen on page 1 of each walk in this cycle. */
+  private readonly walkTotals = new Map<string, number>();
+  private readonly scheduled = new Set<string>();
+  readonly cycleStart: string;
+
+  constructor(
+    state: SyncState,
+    private readonly datasets: Config['datasets'],
+    runStart: Date,
+    private readonly reviewCounts: Map<string, number>,
+    private readonly reviewTotals: Map<string, number>,
+  ) {
+    this.cycleStart = state.cycleStart ?? runStart.toISOString();
+    for (const item of state.items) {
+      const ek = `${item.entity}|${item.key}`;
+      if (item.removed) this.removed.add(ek);
+      else this.known.add(ek);
+      for (const [ds, at] of Object.entries(item.fetched)) {
+        if (at && at >= this.cycleStart) this.done.add(`${ek}|${ds}`);
+      }
+    }
+    for (const w of state.walks) {
+      if (w.done && w.at >= this.cycleStart) {
+        this.pagesDone.add(w.walk);
+        if (w.walk.endsWith('@1')) this.walkTotals.set(w.walk.slice(0, -2), w.total);
+      }
+    }
+  }
+
+  /** The walks and every dataset the warehouse knows is owed in this cycle. */
+  initialJobs(): JobSpec[] {
+    const jobs: JobSpec[] = [];
+    const d = this.datasets;
+    if (d.fragrances)
+      jobs.push(...this.walk('fragrances', (page) => job('fragrancesPage', { page }, PRIORITY.walk)));
+    if (d.notes) jobs.push(...this.walk('notes', (page) => job('notesPage', { page }, PRIORITY.walk)));
+    if (d.accords && !this.pagesDone.has('accords')) jobs.push(job('accords', {}, PRIORITY.walk));
+    if (d.charts && !this.pagesDone.has('charts')) jobs.push(job('charts', {}, PRIORITY.walk));
+    if (d.trending) jobs.push(job('trending', {}, PRIORITY.walk));
+    for (const ek of this.known) {
+      const [entity, key] = splitKey(ek);
+      jobs.push(...this.owed(entity, key));
+    }
+    return this.fresh(jobs);
+  }
+
+  /**
+   * Account for one job's progress marks; returns the jobs they make owed and the marks
+   * worth persisting (a `discovered` mark for an entity already known is dropped: similar
+   * lists name known fragrances thousands of times).
+   */
+  absorb(progress: ProgressMark[]): { jobs: JobSpec[]; keep: ProgressMark[] } {
+    const jobs: JobSpec[] = [];
+    const keep: ProgressMark[] = [];
+    for (const mark of progress) {
+      if (mark.kind === 'walk') {
+        if (mark.done) this.pagesDone.add(mark.walk);
+        keep.push(mark);
+      } else if (mark.kind === 'fetched') {
+        const ek = `${mark.entity}|${mark.key}`;
+        this.done.add(`${ek}|${mark.dataset}`);
+        keep.push(mark);
+        // The profile opens the fragrance's other datasets: a removed one (404) costs one call.
+        if (mark.entity === 'fragrance' && mark.dataset === 'profile' && !this.removed.has(ek)) {
+          jobs.push(...this.owed('fragrance', mark.key));
+        }
+      } else {
+        const ek = `${mark.entity}|${mark.key}`;
+        if (this.known.has(ek)) continue;
+        this.known.add(ek);
+        this.removed.delete(ek);
+        keep.push(mark);
+        jobs.push(...this.owed(mark.entity as EntityKind, mark.key));
+      }
+    }
+    return { jobs: this.fresh(jobs), keep };
+  }
+
+  markRemoved(entity: EntityKind, keys: string[]): void {
+    for (const key of keys) {
+      this.removed.add(`${entity}|${key}`);
+      this.known.delete(`${entity}|${key}`);
+    }
+  }
+
+  knownKeys(entity: EntityKind): string[] {
+    const prefix = `${entity}|`;
+    return [...this.known].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  }
+
+  /**
+   * Page 1 learns the total and schedules the rest. When page 1 was read earlier in the
+   * cycle (a resumed backfill), only the pages not yet read are owed.
+   */
+  private walk(name: string, make: (page: number) => JobSpec): JobSpec[] {
+    const total = this.walkTotals.get(name);
+    if (total === undefined) return [make(1)];
+    const pages = Math.max(1, Math.ceil(total / WALK_PAGE_SIZE));
+    const jobs: JobSpec[] = [];
+    for (let page = 2; page <= pages; page++)
+      if (!this.pagesDone.has(`${name}@${page}`)) jobs.push(make(page));
+    return jobs;
+  }
+
+  private owed(entity: EntityKind, key: string): JobSpec[] {
+    const d = this.datasets;
+    const need = (ds: Dataset) => !this.done.has(`${entity}|${key}|${ds}`);
+    switch (entity) {
+      case 'fragrance': {
+        if (d.fragrances && need('profile')) return [job('fragranceProfile', { id: key }, PRIORITY.profile)];
+        const jobs: JobSpec[] = [];
+        if (d.similar && need('similar')) jobs.push(job('fragranceSimilar', { id: key }, PRIORITY.detail));
+        if (d.wearing && need('wearing')) jobs.push(job('fragranceWearing', { id: key }, PRIORITY.detail));
+        if (d.reviews.mode !== 'none' && need('reviews')) {
+          const all = d.reviews.mode === 'all';
+          const knownTotal = all ? (this.reviewTotals.get(key) ?? null) : null;
+          const knownCount = all ? (this.reviewCounts.get(key) ?? null) : null;
+          jobs.push(job('fragranceReviews', { id: key, knownTotal, knownCount }, PRIORITY.detail));
+        }
+        if (d.reviewDigest && need('reviewDigest'))
+          jobs.push(job('reviewDigest', { id: key }, PRIORITY.optional));
+        return jobs;
+      }
+      case 'brand': {
+        if (!d.brands) return [];
+        const jobs: JobSpec[] = [];
+        if (need('profile')) jobs.push(job('brand', { slug: key }, PRIORITY.entity));
+        if (need('catalogue')) jobs.push(job('brandCatalogue', { slug: key }, PRIORITY.entity));
+        return jobs;
+      }
+      case 'perfumer':
+        return d.perfumers && need('profile') ? [job('perfumer', { slug: key }, PRIORITY.entity)] : [];
+      case 'note':
+        return d.notes && need('profile') ? [job('note', { slug: key }, PRIORITY.entity)] : [];
+      case 'chart':
+        return d.charts && need('profile') ? [job('chart', { slug: key }, PRIORITY.entity)] : [];
+      case 'accord':
+        return [];
+    }
+  }
+
+  /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
+  follow(jobs: JobSpec[]): JobSpec[] {
+    return this.fresh(jobs);
+  }
+
+  private fresh(jobs: JobSpec[]): JobSpec[] {
+    return jobs.filter((j) => {
+      const id = jobId(j.kind, j.payload);
+      if (this.scheduled.has(id)) return false;
+      this.scheduled.add(id);
+      return true;
+    });
+  }
+}
+
+function splitKey(ek: string): [EntityKind, string] {
+  const i = ek.indexOf('|');
+  return [ek.slice(0, i) as EntityKind, ek.slice(i + 1)];
+}

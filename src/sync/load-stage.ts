@@ -1,0 +1,122 @@
+import type { Logger } from 'pino';
+import type { Warehouse } from '../warehouse/warehouse.ts';
+import type { LoadItem, ProgressMark } from '../warehouse/rows.ts';
+import { Journal, journalMark } from './journal.ts';
+
+export interface LoadStageOptions {
+  /** Items per warehouse transaction (count). */
+  batchItems: number;
+  /** Longest wait of a partial batch, in ms. */
+  flushMs: number;
+  log: Logger;
+}
+
+/**
+ * The single writer: buffers job results (journaled first), and writes them to DuckDB in
+ * batched transactions, one at a time, off the path that keeps requests in flight.
+ */
+export class LoadStage {
+  private readonly journal: Journal;
+  private buffer: { items: LoadItem[]; progress: ProgressMark[] } = { items: [], progress: [] };
+  private size = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  readonly loaded: Record<string, number> = {};
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    dbPath: string,
+    private readonly runId: string,
+    private readonly opts: LoadStageOptions,
+  ) {
+    this.journal = new Journal(dbPath);
+  }
+
+  /** Replay what a dead process journaled but never committed. Returns the number of entries replayed. */
+  static async recover(warehouse: Warehouse, dbPath: string, log: Logger): Promise<number> {
+    const journal = new Journal(dbPath);
+    const leftovers = journal.leftovers();
+    if (leftovers.length === 0) return 0;
+    const state = await warehouse.syncState();
+    const committed = new Set(
+      state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
+    );
+    let replayed = 0;
+    for (const { id, entries } of leftovers) {
+      if (!committed.has(id) && entries.length > 0) {
+        const byRun = new Map<string, { items: LoadItem[]; progress: ProgressMark[] }>();
+        for (const e of entries) {
+          const b = byRun.get(e.runId) ?? { items: [], progress: [] };
+          b.items.push(...e.items);
+          b.progress.push(...e.progress);
+          byRun.set(e.runId, b);
+        }
+        let first = true;
+        for (const [runId, b] of byRun) {
+          await warehouse.load({
+            runId,
+            items: b.items,
+            progress: first ? [...b.progress, journalMark(id)] : b.progress,
+          });
+          first = false;
+        }
+        replayed += entries.length;
+      }
+      journal.removeLeftover(id);
+    }
+    log.info({ replayed }, 'replayed journaled results of an interrupted run');
+    return replayed;
+  }
+
+  /** Take one job's rows: journaled now, written with the next batch. Throws if a write already failed. */
+  add(items: LoadItem[], progress: ProgressMark[]): void {
+    if (this.failure) throw this.failure;
+    if (items.length === 0 && progress.length === 0) return;
+    this.journal.append({ runId: this.runId, items, progress });
+    for (const i of items) this.buffer.items.push(i);
+    for (const p of progress) this.buffer.progress.push(p);
+    this.size += items.length + progress.length;
+    if (this.size >= this.opts.batchItems) void this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.opts.flushMs);
+  }
+
+  /** Write what is buffered; resolves when everything added so far is committed. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.size === 0) return this.chain;
+    const batch = this.buffer;
+    const segment = this.journal.seal();
+    this.buffer = { items: [], progress: [] };
+    this.size = 0;
+    this.chain = this.chain.then(async () => {
+      if (this.failure) return;
+      try {
+        const result = await this.warehouse.load({
+          runId: this.runId,
+          items: batch.items,
+          progress: segment ? [...batch.progress, journalMark(segment)] : batch.progress,
+        });
+        if (segment) this.journal.discard(segment);
+        for (const [table, n] of Object.entries(result.counts ?? {}))
+          this.loaded[table] = (this.loaded[table] ?? 0) + n;
+      } catch (err) {
+        // The rows stay in the journal segment: the next start replays them.
+        this.failure = err;
+        this.opts.log.error({ err }, 'warehouse write failed; results kept in the journal');
+      }
+    });
+    return this.chain;
+  }
+
+  /** Flush and report a write failure, if any. */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.failure) throw this.failure;
+  }
+
+  get failed(): unknown {
+    return this.failure;
+  }
+}

@@ -1,0 +1,105 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
+import type { Governor, GovernorLimits } from '../governor/types.ts';
+import { MemoryDriver } from '../queue/memory-driver.ts';
+import type { QueueDriver } from '../queue/types.ts';
+import type { DriverContext } from './coordinator.ts';
+
+export function governorLimits(config: Config): GovernorLimits {
+  return {
+    reserveCalls: config.quota.reserveCalls,
+    reservePercent: config.quota.reservePercent,
+    maxCentsPerRun: config.budget.maxCentsPerRun,
+    maxCentsPerDay: config.budget.maxCentsPerDay,
+    resumeJitterMs: config.quota.resumeJitterMs,
+  };
+}
+
+export interface Runtime {
+  governor: Governor;
+  redis: Redis | null;
+  makeDriver(ctx: DriverContext): Promise<QueueDriver>;
+  close(): Promise<void>;
+}
+
+/**
+ * The process-wide pieces of a run: in-process (memory governor, memory driver) where no
+ * Redis is configured; otherwise the Redis governor shared by every worker and the BullMQ
+ * driver.
+ */
+export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+  if (!config.redisUrl) {
+    const governor = createMemoryGovernor(governorLimits(config), { logger: log });
+    return {
+      governor,
+      redis: null,
+      makeDriver: async (ctx) =>
+        new MemoryDriver({
+          deps: { client: ctx.client, settings: ctx.settings, log },
+          governor,
+          concurrency: config.http.concurrency,
+          wait: config.quota.wait,
+          onOutcome: ctx.onOutcome,
+          onPause: ctx.onPause,
+        }),
+      close: async () => governor.close(),
+    };
+  }
+  const redis = await connectRedis(config.redisUrl);
+  const governor = createRedisGovernor(redis, {
+    prefix: config.queue.prefix,
+    limits: governorLimits(config),
+    logger: log,
+  });
+  const { BullmqDriver } = await import('../queue/bullmq-driver.ts');
+  return {
+    governor,
+    redis,
+    makeDriver: (ctx) =>
+      BullmqDriver.create({
+        connection: redis,
+        redisUrl: config.redisUrl as string,
+        prefix: config.queue.prefix,
+        runId: ctx.runId,
+        baseUrl: config.baseUrl as string,
+        settings: ctx.settings,
+        deps: { client: ctx.client, settings: ctx.settings, log },
+        governor,
+        concurrency: config.queue.concurrency,
+        localWorker: true,
+        wait: config.quota.wait,
+        onOutcome: ctx.onOutcome,
+        onPause: ctx.onPause,
+        log,
+      }),
+    close: async () => {
+      await governor.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Connect, failing fast with one line when Redis is unreachable. */
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: 5000 });
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(err as Error).message}`);
+  }
+  return redis;
+}
+
+/** A Redis URL may carry a password: never print it. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<invalid url>';
+  }
+}

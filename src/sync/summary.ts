@@ -1,0 +1,168 @@
+import { EXIT, type ExitCode } from '../cli/exit-codes.ts';
+import type { Config } from '../config/index.ts';
+import { minimumCost, type Cost } from '../plan/cost-model.ts';
+import type { RunStatus, Warehouse } from '../warehouse/warehouse.ts';
+
+/** Contract tables whose row counts the summary shows. */
+export const CONTRACT_TABLES = [
+  'fragrances',
+  'fragrance_notes',
+  'fragrance_accords',
+  'brands',
+  'brand_fragrances',
+  'perfumers',
+  'notes',
+  'accords',
+  'charts',
+  'chart_entries',
+  'reviews',
+  'similar_fragrances',
+  'wearing_stats',
+  'wearing_moods',
+  'wearing_occasions',
+  'sync_runs',
+  'api_calls',
+] as const;
+
+export interface SyncSummary {
+  runId: string;
+  status: RunStatus;
+  exitCode: ExitCode;
+  message: string | null;
+  durationMs: number;
+  calls: number;
+  cents: number;
+  /** Calls whose status was not 200 and their cents (billed or not: the spec does not say). */
+  failedCalls: number;
+  failedCents: number;
+  byEndpoint: { endpoint: string; calls: number; cents: number }[];
+  rows: Record<string, number>;
+  /** The cheapest possible full sync of the mirrored catalogue (docs/cost-model.md). */
+  minimum: Cost;
+  /** cents / minimum.cents. */
+  costRatio: number | null;
+  pausedUntil: Date | null;
+  failures: { terminal: number; transient: number };
+  owedJobs: { waiting: number; active: number; delayed: number };
+}
+
+export interface SummaryInput {
+  runId: string;
+  status: RunStatus;
+  started: Date;
+  config: Config;
+  stopMessage: string | null;
+  pausedUntil: Date | null;
+  terminalFailures: number;
+  transientFailures: number;
+  loaded: Record<string, number>;
+  owedJobs: { waiting: number; active: number; delayed: number };
+}
+
+const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
+  completed: EXIT.ok,
+  running: EXIT.unexpected,
+  budget_exhausted: EXIT.budgetExhausted,
+  payment_required: EXIT.paymentRequired,
+  quota_exhausted: EXIT.quotaExhausted,
+  unauthorized: EXIT.unauthorized,
+  failed: EXIT.apiUnavailable,
+  interrupted: EXIT.unexpected,
+};
+
+export async function summarize(wh: Warehouse, input: SummaryInput): Promise<SyncSummary> {
+  const byEndpoint = await wh.query<{ endpoint: string; calls: number; cents: number }>(
+    'SELECT endpoint, count(*)::INTEGER AS calls, sum(cost_cents)::INTEGER AS cents FROM api_calls WHERE run_id = ? GROUP BY 1 ORDER BY 3 DESC, 1',
+    [input.runId],
+  );
+  const [failed] = await wh.query<{ calls: number; cents: number }>(
+    'SELECT count(*)::INTEGER AS calls, coalesce(sum(cost_cents), 0)::INTEGER AS cents FROM api_calls WHERE run_id = ? AND status <> 200',
+    [input.runId],
+  );
+  const rows: Record<string, number> = {};
+  for (const table of CONTRACT_TABLES) {
+    const [r] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
+    rows[table] = Number(r?.n ?? 0);
+  }
+  const minimum = await catalogueMinimum(wh, input.config);
+  const calls = byEndpoint.reduce((s, e) => s + Number(e.calls), 0);
+  const cents = byEndpoint.reduce((s, e) => s + Number(e.cents), 0);
+  return {
+    runId: input.runId,
+    status: input.status,
+    exitCode: EXIT_BY_STATUS[input.status],
+    message: input.stopMessage,
+    durationMs: Date.now() - input.started.getTime(),
+    calls,
+    cents,
+    failedCalls: Number(failed?.calls ?? 0),
+    failedCents: Number(failed?.cents ?? 0),
+    byEndpoint: byEndpoint.map((e) => ({
+      endpoint: e.endpoint,
+      calls: Number(e.calls),
+      cents: Number(e.cents),
+    })),
+    rows,
+    minimum,
+    costRatio: minimum.cents > 0 ? cents / minimum.cents : null,
+    pausedUntil: input.pausedUntil,
+    failures: { terminal: input.terminalFailures, transient: input.transientFailures },
+    owedJobs: input.owedJobs,
+  };
+}
+
+/** The minimum for the catalogue as the warehouse now mirrors it, from the cost model. */
+async function catalogueMinimum(wh: Warehouse, config: Config): Promise<Cost> {
+  const count = async (sql: string) => Number((await wh.query<{ n: number }>(sql))[0]?.n ?? 0);
+  const totals = await wh.query<{ n: number }>(
+    'SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id',
+  );
+  const brands = await wh.query<{ n: number }>(
+    'SELECT count(bf.fragrance_id)::INTEGER AS n FROM brands b LEFT JOIN brand_fragrances bf ON bf.brand_slug = b.slug GROUP BY b.slug',
+  );
+  return minimumCost(
+    {
+      fragrances: await count('SELECT count(*)::INTEGER AS n FROM fragrances'),
+      reviewTotals: totals.map((t) => Number(t.n)),
+      brands: brands.map((b) => Number(b.n)),
+      perfumers: await count('SELECT count(*)::INTEGER AS n FROM perfumers'),
+      notes: await count('SELECT count(*)::INTEGER AS n FROM notes'),
+      accords: await count('SELECT count(*)::INTEGER AS n FROM accords'),
+      charts: await count('SELECT count(*)::INTEGER AS n FROM charts'),
+    },
+    config.datasets,
+    config.objective,
+  );
+}
+
+export function formatSummary(s: SyncSummary): string {
+  const lines: string[] = [];
+  const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
+  lines.push(`run ${s.runId}: ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s`);
+  if (s.message) lines.push(`  ${s.message}`);
+  if (s.pausedUntil && s.status === 'quota_exhausted')
+    lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
+  lines.push(
+    `calls: ${s.calls}   spent: ${dollars(s.cents)}   failed calls: ${s.failedCalls} (${s.failedCents} cents)`,
+  );
+  lines.push(
+    `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +
+      (s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''),
+  );
+  if (s.byEndpoint.length > 0) {
+    const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
+    lines.push('', `${'endpoint'.padEnd(w)}  ${'calls'.padStart(8)}  ${'cents'.padStart(8)}`);
+    for (const e of s.byEndpoint)
+      lines.push(`${e.endpoint.padEnd(w)}  ${String(e.calls).padStart(8)}  ${String(e.cents).padStart(8)}`);
+  }
+  const tw = Math.max(...Object.keys(s.rows).map((t) => t.length));
+  lines.push('', `${'table'.padEnd(tw)}  ${'rows'.padStart(9)}`);
+  for (const [t, n] of Object.entries(s.rows)) lines.push(`${t.padEnd(tw)}  ${String(n).padStart(9)}`);
+  if (s.failures.terminal + s.failures.transient > 0) {
+    lines.push(
+      '',
+      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient (see the quarantine table)`,
+    );
+  }
+  return lines.join('\n');
+}
