@@ -131,6 +131,17 @@ export function governorContract(name: string, make: GovernorFactory): void {
       expect((await gov.status()).centsToday).toBe(40);
     });
 
+    it('names the UTC day correctly across month, leap-day and year boundaries', async () => {
+      const { gov, clock } = await setup();
+      for (const day of ['2028-02-29', '2030-12-31', '2031-01-01', '2100-03-01', '2030-03-01']) {
+        clock.set(Date.parse(`${day}T23:59:59.999Z`));
+        await gov.seedSpend(7, day);
+        expect((await gov.status()).centsToday).toBe(7);
+        clock.advance(1);
+        expect((await gov.status()).centsToday).toBe(0);
+      }
+    });
+
     it('refuses over the run budget, counting cents in flight; a new run starts at 0', async () => {
       const { gov } = await setup(testLimits({ maxCentsPerRun: 10 }));
       await gov.startRun('run-1');

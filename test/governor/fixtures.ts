@@ -58,8 +58,12 @@ export async function admitOk(gov: Governor, endpoint: EndpointName = 'search'):
   return a.ticket;
 }
 
-export interface FakeService {
-  /** One call as the service would answer it: quota decremented, 429 once it is used up. */
+/** Anything that answers a call as the service would: quota decremented, 429 once used up. */
+export interface CallTarget {
+  call(): CallOutcome | Promise<CallOutcome>;
+}
+
+export interface FakeService extends CallTarget {
   call(): CallOutcome;
   calls(): number;
   remaining(): number;
@@ -86,7 +90,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `workers` loops admit → call the fake service → settle, retrying 'busy' shortly, until the
  * governor refuses with anything else. Returns how many calls were admitted.
  */
-export async function hammer(govs: Governor[], service: FakeService, workersPerGov: number): Promise<number> {
+export async function hammer(govs: Governor[], service: CallTarget, workersPerGov: number): Promise<number> {
   let admitted = 0;
   const worker = async (gov: Governor) => {
     for (;;) {
@@ -98,7 +102,7 @@ export async function hammer(govs: Governor[], service: FakeService, workersPerG
       }
       admitted += 1;
       await sleep(Math.random() * 3);
-      await gov.settle(a.ticket, service.call());
+      await gov.settle(a.ticket, await service.call());
     }
   };
   await Promise.all(govs.flatMap((gov) => Array.from({ length: workersPerGov }, () => worker(gov))));
