@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,5 +72,67 @@ describe('fragsync plan', () => {
       'fragsync plan: config: quota.reservePercent must be between 0 and 100 (from flag --reserve-percent)',
     ]);
     expect(connections).toBe(0);
+  });
+});
+
+describe('fragsync plan on an existing warehouse', () => {
+  it('reads the owed work, last seen quota and today’s spend read-only', async () => {
+    const { Warehouse } = await import('../../src/warehouse/warehouse.ts');
+    const db = join(dir.path, 'open-cycle.duckdb');
+    const wh = await Warehouse.open(db);
+    const started = new Date(Date.now() - 60_000);
+    await wh.startRun('run-1', started);
+    const at = new Date().toISOString();
+    const call = (status: number, quotaRemaining: number | null) =>
+      ({
+        kind: 'apiCall',
+        at,
+        method: 'GET',
+        endpoint: '/v1/fragrances',
+        status,
+        costCents: 1,
+        quotaRemaining,
+      }) as const;
+    await wh.load({
+      runId: 'run-1',
+      items: [
+        { kind: 'fragranceSummary', id: 'f1', name: 'One', brand: 'B' },
+        { kind: 'fragranceSummary', id: 'f2', name: 'Two', brand: 'B' },
+        call(200, 4321),
+        call(200, 4320),
+        call(0, null),
+      ],
+      progress: [
+        { kind: 'discovered', entity: 'fragrance', key: 'f1', source: 'fragrances' },
+        { kind: 'discovered', entity: 'fragrance', key: 'f2', source: 'fragrances' },
+        { kind: 'walk', walk: 'fragrances', page: 1, total: 2, done: true },
+        { kind: 'fetched', entity: 'fragrance', key: 'f1', dataset: 'profile' },
+      ],
+    });
+    await wh.close(); // the run stays open: the next sync continues its cycle
+
+    const cfg = join(dir.path, 'fragrances-only.json');
+    const off = { brands: false, perfumers: false, notes: false, accords: false, charts: false };
+    await writeFile(cfg, JSON.stringify({ datasets: off }));
+    const res = await runCli([
+      'plan',
+      '--db',
+      db,
+      '--config',
+      cfg,
+      '--max-cents-per-day',
+      '100',
+      '--reserve',
+      '20',
+    ]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('work still owed in the open cycle');
+    expect(res.stdout).toMatch(/GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1\n/); // f2 only
+    expect(res.stdout).toMatch(/GET\s+\/v1\/fragrances\/\{id\}\/similar\s+2\s+4\n/);
+    expect(res.stdout).not.toMatch(/GET\s+\/v1\/fragrances\s/); // list walk done this cycle
+    expect(res.stdout).toMatch(/total\s+7\s+11/);
+    expect(res.stdout).toContain('(remaining 4320 - reserve 20)');
+    expect(res.stdout).toContain('day budget: fits: 3 spent today + 11 cents vs cap 100');
   });
 });

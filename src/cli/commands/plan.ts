@@ -4,6 +4,7 @@ import { CONFIG_FLAGS, configHelp, loadConfig, type Config } from '../../config/
 import { ConfigError, oneLine } from '../../errors.ts';
 import { buildPlan, formatPlan, type QuotaSnapshot } from '../../plan/plan.ts';
 import type { SyncState } from '../../warehouse/state-types.ts';
+import type { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 
 /**
@@ -11,17 +12,7 @@ import { EXIT } from '../exit-codes.ts';
  * reads the warehouse read-only and never builds an HTTP client: planning costs nothing.
  */
 
-interface ReadOnlyWarehouse {
-  syncState(): Promise<SyncState>;
-  query(sql: string): Promise<Record<string, unknown>[]>;
-  close(): Promise<void>;
-}
-interface WarehouseModule {
-  Warehouse: { open(path: string, options: { readOnly: boolean }): Promise<ReadOnlyWarehouse> };
-}
-
-// Loaded lazily so an absent warehouse file never pays for DuckDB.
-const WAREHOUSE_MODULE = '../../warehouse/warehouse.ts';
+type ReadOnlyWarehouse = Pick<Warehouse, 'syncState' | 'query' | 'spendOnDay' | 'close'>;
 
 export function emptySyncState(): SyncState {
   return {
@@ -58,8 +49,9 @@ export async function run(argv: string[]): Promise<number> {
   let centsToday = 0;
   if (existsSync(config.dbPath)) {
     try {
-      const mod = (await import(WAREHOUSE_MODULE)) as WarehouseModule;
-      const wh = await mod.Warehouse.open(config.dbPath, { readOnly: true });
+      // Loaded lazily so that an absent warehouse file never pays for DuckDB.
+      const { Warehouse } = await import('../../warehouse/warehouse.ts');
+      const wh: ReadOnlyWarehouse = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
         state = await wh.syncState();
         quota = await lastSeenQuota(wh);
@@ -77,24 +69,25 @@ export async function run(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-/** The newest ledger row's X-RateLimit-Remaining; the window ends at the next UTC midnight after it. */
+/**
+ * The lowest X-RateLimit-Remaining of the UTC day of the newest ledger row: concurrent calls
+ * settle out of order, and within one window remaining only falls. The window ends at the
+ * next UTC midnight (the warehouse session runs in UTC).
+ */
 async function lastSeenQuota(wh: ReadOnlyWarehouse): Promise<QuotaSnapshot | null> {
-  const rows = await wh.query(
-    'SELECT CAST(quota_remaining AS DOUBLE) AS remaining, CAST(epoch_ms(at) AS DOUBLE) AS at_ms ' +
-      'FROM api_calls WHERE quota_remaining IS NOT NULL ORDER BY at DESC LIMIT 1',
+  const rows = await wh.query<{ remaining: number | null; at_ms: number | null }>(
+    `WITH last AS (SELECT max("at") AS at FROM api_calls WHERE quota_remaining IS NOT NULL)
+     SELECT CAST(min(c.quota_remaining) AS DOUBLE) AS remaining, CAST(epoch_ms(max(c."at")) AS DOUBLE) AS at_ms
+     FROM api_calls c, last
+     WHERE c.quota_remaining IS NOT NULL AND c."at" >= CAST(CAST(last.at AS DATE) AS TIMESTAMPTZ)`,
   );
   const row = rows[0];
-  if (!row) return null;
+  if (!row || row.remaining === null || row.at_ms === null) return null;
   const at = new Date(Number(row.at_ms));
   const resetAt = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
   return { remaining: Number(row.remaining), limit: null, resetAt };
 }
 
 async function spentToday(wh: ReadOnlyWarehouse, now: Date): Promise<number> {
-  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const rows = await wh.query(
-    `SELECT CAST(coalesce(sum(cost_cents), 0) AS DOUBLE) AS cents FROM api_calls ` +
-      `WHERE at >= TIMESTAMPTZ '${midnight.toISOString()}'`,
-  );
-  return Number(rows[0]?.cents ?? 0);
+  return (await wh.spendOnDay(now.toISOString().slice(0, 10))).cents;
 }
