@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -30,6 +31,7 @@ export class MemoryDriver implements QueueDriver {
   private pauseTimer: NodeJS.Timeout | null = null;
   private idleWaiters: (() => void)[] = [];
   private readonly abort = new AbortController();
+  private readonly listenersRaised = setMaxListeners(0, this.abort.signal);
 
   constructor(private readonly opts: MemoryDriverOptions) {}
 

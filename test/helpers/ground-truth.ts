@@ -1,0 +1,144 @@
+import type { GroundTruth, Ledger } from '../../src/simulator/types.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+
+/**
+ * Every contract table, as rows, from the simulator's ground truth and from a warehouse,
+ * in one canonical form (sorted JSON lines), so a test can say exactly which rows differ.
+ * Reviews are compared as multisets per fragrance (sorted, duplicates kept).
+ */
+export type Tables = Record<string, string[]>;
+
+const canon = (rows: unknown[][]): string[] => rows.map((r) => JSON.stringify(r)).sort();
+
+export function truthTables(t: GroundTruth): Tables {
+  const f = t.fragrances;
+  return {
+    fragrances: canon(
+      f.map((x) => [x.id, x.name, x.brand, x.brandSlug, x.perfumer, x.perfumerSlug, x.year, x.score]),
+    ),
+    fragrance_notes: canon(
+      f.flatMap((x) =>
+        (['top', 'middle', 'base'] as const).flatMap((layer) =>
+          x.notes[layer].map((n, i) => [x.id, layer, i, n]),
+        ),
+      ),
+    ),
+    fragrance_accords: canon(f.flatMap((x) => x.accords.map((a, i) => [x.id, i, a.name, a.strength]))),
+    brands: canon(t.brands.map((b) => [b.slug, b.name, b.country, b.description])),
+    brand_fragrances: canon(
+      Object.entries(t.brandCatalogues).flatMap(([slug, list]) => list.map((e) => [slug, e.id])),
+    ),
+    perfumers: canon(t.perfumers.map((p) => [p.slug, p.name, p.nationality, p.bio])),
+    notes: canon(t.notes.map((n) => [n.slug, n.name, n.family, n.description])),
+    accords: canon(t.accords.map((a) => [a.slug, a.name])),
+    charts: canon(t.charts.map((c) => [c.slug, c.title])),
+    chart_entries: canon(
+      t.charts.flatMap((c) =>
+        c.entries.map((e) => [c.slug, t.serviceDate, e.rank, e.id, e.name, e.brand, e.score]),
+      ),
+    ),
+    reviews: canon(
+      Object.entries(t.reviews).flatMap(([id, rs]) => rs.map((r) => [id, r.date, r.rating, r.text])),
+    ),
+    similar_fragrances: canon(
+      Object.entries(t.similar).flatMap(([id, list]) => list.map((s, i) => [id, s.id, i, s.similarityScore])),
+    ),
+    wearing_stats: canon(
+      Object.entries(t.wearing).map(([id, w]) => [
+        id,
+        w.seasons.spring,
+        w.seasons.summer,
+        w.seasons.fall,
+        w.seasons.winter,
+      ]),
+    ),
+    wearing_moods: canon(
+      Object.entries(t.wearing).flatMap(([id, w]) => w.moods.map((m, i) => [id, m.label, i, m.score])),
+    ),
+    wearing_occasions: canon(
+      Object.entries(t.wearing).flatMap(([id, w]) => w.occasions.map((m, i) => [id, m.label, i, m.score])),
+    ),
+  };
+}
+
+const QUERIES: Record<string, string> = {
+  fragrances: 'SELECT id, name, brand, brand_slug, perfumer, perfumer_slug, year, score FROM fragrances',
+  fragrance_notes: 'SELECT fragrance_id, layer, position, note FROM fragrance_notes',
+  fragrance_accords: 'SELECT fragrance_id, position, accord, strength FROM fragrance_accords',
+  brands: 'SELECT slug, name, country, description FROM brands',
+  brand_fragrances: 'SELECT brand_slug, fragrance_id FROM brand_fragrances',
+  perfumers: 'SELECT slug, name, nationality, bio FROM perfumers',
+  notes: 'SELECT slug, name, family, description FROM notes',
+  accords: 'SELECT slug, name FROM accords',
+  charts: 'SELECT slug, title FROM charts',
+  chart_entries:
+    'SELECT chart_slug, CAST(snapshot_date AS VARCHAR), rank, fragrance_id, name, brand, score FROM chart_entries WHERE snapshot_date = ?',
+  reviews: 'SELECT fragrance_id, CAST(date AS VARCHAR), rating, text FROM reviews',
+  similar_fragrances: 'SELECT fragrance_id, similar_id, rank, similarity_score FROM similar_fragrances',
+  wearing_stats: 'SELECT fragrance_id, spring, summer, fall, winter FROM wearing_stats',
+  wearing_moods: 'SELECT fragrance_id, label, rank, score FROM wearing_moods',
+  wearing_occasions: 'SELECT fragrance_id, label, rank, score FROM wearing_occasions',
+};
+
+export async function warehouseTables(dbPath: string, serviceDate: string): Promise<Tables> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    const out: Tables = {};
+    for (const [table, sql] of Object.entries(QUERIES)) {
+      const rows = await wh.query<Record<string, unknown>>(
+        sql,
+        table === 'chart_entries' ? [serviceDate] : [],
+      );
+      out[table] = canon(
+        rows.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' ? Number(v) : v))),
+      );
+    }
+    return out;
+  } finally {
+    await wh.close();
+  }
+}
+
+/** Per table: rows missing from the warehouse and rows it has that upstream does not (first few). */
+export function diffTables(
+  expected: Tables,
+  actual: Tables,
+): Record<string, { missing: string[]; extra: string[] }> {
+  const out: Record<string, { missing: string[]; extra: string[] }> = {};
+  for (const table of Object.keys(expected)) {
+    const e = multiset(expected[table] ?? []);
+    const a = multiset(actual[table] ?? []);
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const [row, n] of e) for (let i = 0; i < n - (a.get(row) ?? 0); i++) missing.push(row);
+    for (const [row, n] of a) for (let i = 0; i < n - (e.get(row) ?? 0); i++) extra.push(row);
+    if (missing.length + extra.length > 0)
+      out[table] = { missing: missing.slice(0, 5), extra: extra.slice(0, 5) };
+  }
+  return out;
+}
+
+function multiset(rows: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of rows) m.set(r, (m.get(r) ?? 0) + 1);
+  return m;
+}
+
+/** The ledger the warehouse keeps of the calls it sent: count and cents, per endpoint template. */
+export async function warehouseLedger(
+  dbPath: string,
+): Promise<{ calls: number; cents: number; billable: number }> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    const [r] = await wh.query<{ calls: number; cents: number; billable: number }>(
+      `SELECT count(*)::INTEGER AS calls, coalesce(sum(cost_cents),0)::INTEGER AS cents,
+              coalesce(sum(cost_cents) FILTER (WHERE status NOT IN (401, 402, 429)),0)::INTEGER AS billable
+       FROM api_calls`,
+    );
+    return { calls: Number(r?.calls ?? 0), cents: Number(r?.cents ?? 0), billable: Number(r?.billable ?? 0) };
+  } finally {
+    await wh.close();
+  }
+}
+
+export type { Ledger };
