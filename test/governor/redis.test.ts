@@ -48,6 +48,29 @@ describe('redis governor', () => {
     expect(await redis.zcard(`${prefix}:gov:inflight`)).toBe(0);
   });
 
+  it('admit itself starts the pause when remaining is at a process’s reserve', async () => {
+    const prefix = newPrefix();
+    const clock = fakeClock(Date.UTC(2030, 0, 15, 12));
+    const reset = Date.UTC(2030, 0, 16);
+    const opts = { prefix, now: clock.now, random: () => 0.5 };
+    const lax = createRedisGovernor(redis, {
+      ...opts,
+      limits: testLimits({ reserveCalls: 2, reservePercent: 0 }),
+    });
+    const strict = createRedisGovernor(redis, {
+      ...opts,
+      limits: testLimits({ reserveCalls: 8, reservePercent: 0 }),
+    });
+    await lax.settle(await admitOk(lax), outcome(200, { limit: 100, remaining: 8, resetAtMs: reset }));
+    expect(await lax.pausedUntil()).toBeNull();
+    expect(await strict.admit('search')).toMatchObject({
+      ok: false,
+      reason: 'paused',
+      until: new Date(reset + 500),
+    });
+    expect(await lax.admit('search')).toMatchObject({ ok: false, reason: 'paused' });
+  });
+
   it('close() leaves the caller’s connection open', async () => {
     const gov = createRedisGovernor(redis, { prefix: newPrefix(), limits: testLimits() });
     await gov.close();
