@@ -1,0 +1,116 @@
+/**
+ * A local, faithful implementation of the Fragrance Data Service spec for demos, tests and
+ * benchmarks. Every key in `keys` belongs to ONE account: they share one daily quota and one
+ * prepaid balance (default key: 'sim-key').
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Account, CallLedger, ServiceClock } from './account.ts';
+import { Catalogue } from './catalogue.ts';
+import { handleControl } from './control.ts';
+import { DEFAULT_VARIANT } from './model.ts';
+import { epochDay, isoDate, mix, mulberry32 } from './prng.ts';
+import { handleV1, type ServerState } from './server.ts';
+import { groundTruth } from './truth.ts';
+import type { ClockInfo, Simulator, SimulatorOptions } from './types.ts';
+
+export type * from './types.ts';
+
+export const DEFAULT_KEY = 'sim-key';
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const variant = { ...DEFAULT_VARIANT, ...opts.variant };
+  const seed = opts.seed ?? 1;
+  const clock = new ServiceClock(opts.daySeconds);
+  const cat = new Catalogue({
+    fragrances: opts.fragrances ?? 300,
+    seed,
+    variant,
+    // Generated reviews end the day before the service clock starts.
+    anchorDay: epochDay(clock.nowMs()) - 1,
+  });
+  const keys = new Set(opts.keys && opts.keys.length > 0 ? opts.keys : [DEFAULT_KEY]);
+  const state: ServerState = {
+    cat,
+    clock,
+    account: new Account(opts.dailyQuota ?? 1_000_000, opts.balanceCents ?? 1e9, keys, clock),
+    ledger: new CallLedger(),
+    variant,
+    faults: { errorRate: 0, resetRate: 0, truncateRate: 0, latencyMs: 0 },
+    faultRng: mulberry32(mix(seed, 0xfa017)),
+  };
+  const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
+
+  const ops = {
+    groundTruth: () => groundTruth(cat, serviceDate()),
+    advanceDay(o: { churn?: boolean } = {}) {
+      clock.jumpToNextMidnight();
+      state.account.rollover();
+      if (o.churn !== false) cat.churn(epochDay(clock.nowMs()));
+    },
+    setRemaining(n: number) {
+      state.account.rollover();
+      state.account.remaining = Math.max(0, Math.floor(n));
+    },
+    topUp(cents: number) {
+      state.account.balanceCents += cents;
+    },
+    setFaults(f: Partial<typeof state.faults>) {
+      state.faults = { ...state.faults, ...f };
+    },
+    ledger: () => state.ledger.snapshot(),
+    now: () => new Date(clock.nowMs()),
+    addReviews(fragranceId: string, count: number) {
+      const f = cat.find(fragranceId);
+      if (!f) throw new Error(`no fragrance '${fragranceId}'`);
+      cat.addReviews(f, Math.floor(count), serviceDate());
+    },
+    clock(): ClockInfo {
+      state.account.rollover();
+      return {
+        now: new Date(clock.nowMs()).toISOString(),
+        serviceDate: serviceDate(),
+        resetEpochSeconds: clock.resetEpochSeconds(),
+        remaining: state.account.remaining,
+        limit: state.account.limit,
+        balanceCents: state.account.balanceCents,
+      };
+    },
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const qs = q < 0 ? '' : url.slice(q + 1);
+    let work: Promise<void> | undefined;
+    if (path.startsWith('/v1/')) work = handleV1(state, req, res, path.slice(4), qs);
+    else if (path.startsWith('/_sim/')) work = handleControl(state, ops, req, res, path.slice(6));
+    else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end('Not found');
+    }
+    Promise.resolve(work).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, onRequest);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    ...ops,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The HTTP front of the simulator: authentication, quota, balance, faults, billing, then the
+ * endpoint handler.
+ *
+ * Billing rule (the spec leaves it open; this is the simulator's reading):
+ * - 401 (no account to bill), 402 (cannot pay) and 429 (no quota) are never billed and never
+ *   use quota;
+ * - a 200 is billed its price and uses one quota unit, also when the body is then truncated
+ *   (the service did the work);
+ * - any other failure (400, 404, 405, 422, 500, a connection reset after the request was
+ *   read) is billed and uses quota only when the variant's `billFailedCalls` is true.
+ * Checks run in that order: key, quota, balance, faults, handler.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ENDPOINTS } from '../api/endpoints.ts';
+import type { Account, CallLedger, ServiceClock } from './account.ts';
+import type { Catalogue } from './catalogue.ts';
+import { HANDLERS } from './handlers.ts';
+import { ApiError } from './params.ts';
+import type { Rng } from './prng.ts';
+import { route } from './router.ts';
+import type { Faults, SimulatorVariant } from './types.ts';
+
+export interface ServerState {
+  cat: Catalogue;
+  clock: ServiceClock;
+  account: Account;
+  ledger: CallLedger;
+  variant: SimulatorVariant;
+  faults: Faults;
+  faultRng: Rng;
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Rate-limit headers and the service-clock Date, on every response. */
+export function commonHeaders(state: ServerState): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(state.account.limit),
+    'X-RateLimit-Remaining': String(state.account.remaining),
+    'X-RateLimit-Reset': String(state.clock.resetEpochSeconds()),
+    Date: new Date(state.clock.nowMs()).toUTCString(),
+  };
+}
+
+function withExtras(value: unknown, revision: number): unknown {
+  if (Array.isArray(value)) return value.map((v) => withExtras(v, revision));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withExtras(v, revision);
+  out.x_sim_revision = revision;
+  out.x_sim_source = 'simulator';
+  return out;
+}
+
+function sendJson(
+  state: ServerState,
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  truncate = false,
+): void {
+  const body = Buffer.from(
+    JSON.stringify(state.variant.extraFields ? withExtras(payload, state.cat.version) : payload),
+  );
+  res.writeHead(status, {
+    ...commonHeaders(state),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(body.length),
+  });
+  if (!truncate) {
+    res.end(body);
+    return;
+  }
+  // Headers promise the full length; the connection dies half-way through the body.
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+}
+
+function sendError(
+  state: ServerState,
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+): void {
+  if (status === 429 || state.variant.errorBody === 'json') {
+    sendJson(state, res, status, { error: { code, message } });
+    return;
+  }
+  const body = Buffer.from(`${code}: ${message}`);
+  res.writeHead(status, {
+    ...commonHeaders(state),
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(body.length),
+  });
+  res.end(body);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function handleV1(
+  state: ServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  qs: string,
+) {
+  const method = req.method ?? 'GET';
+  const r = route(method, path);
+  const name = r.name;
+  const template = name ? ENDPOINTS[name].template : '(unmatched)';
+  const price = name ? ENDPOINTS[name].costCents : 0;
+  const rawBody = method === 'POST' ? await readBody(req) : '';
+  const { account, ledger, faults } = state;
+  account.rollover();
+
+  const fail = (status: number, code: string, message: string): void => {
+    const cents = state.variant.billFailedCalls ? price : 0;
+    if (state.variant.billFailedCalls) account.bill(cents);
+    ledger.record(template, status, cents);
+    sendError(state, res, status, code, message);
+  };
+
+  const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  if (!auth || !account.keys.has(auth[1] as string)) {
+    ledger.record(template, 401, 0);
+    return sendError(
+      state,
+      res,
+      401,
+      'UNAUTHORIZED',
+      'A valid API key is required (Authorization: Bearer <key>).',
+    );
+  }
+  if (account.remaining <= 0) {
+    ledger.record(template, 429, 0);
+    const at = new Date(state.clock.resetEpochSeconds() * 1000).toISOString();
+    return sendError(state, res, 429, 'RATE_LIMIT_EXCEEDED', `Daily rate limit exceeded. Resets at ${at}.`);
+  }
+  if (account.balanceCents < price) {
+    ledger.record(template, 402, 0);
+    return sendError(
+      state,
+      res,
+      402,
+      'PAYMENT_REQUIRED',
+      `The prepaid balance cannot pay this ${price}-cent call.`,
+    );
+  }
+  if (faults.latencyMs > 0) await sleep(faults.latencyMs);
+  if (faults.resetRate > 0 && state.faultRng() < faults.resetRate) {
+    const cents = state.variant.billFailedCalls ? price : 0;
+    if (state.variant.billFailedCalls) account.bill(cents);
+    ledger.record(template, 0, cents);
+    req.socket.resetAndDestroy();
+    return;
+  }
+  if (faults.errorRate > 0 && state.faultRng() < faults.errorRate) {
+    return fail(500, 'INTERNAL_ERROR', 'The service failed to process the request.');
+  }
+  if ('error' in r) {
+    if (r.error === 'method') return fail(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here.`);
+    if (r.error === 'bad-encoding')
+      return fail(400, state.variant.bad400Code, 'The path is not valid percent-encoding.');
+    return fail(404, 'NOT_FOUND', 'No such endpoint.');
+  }
+  let body: unknown;
+  if (method === 'POST') {
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      return fail(400, state.variant.bad400Code, 'The request body is not valid JSON.');
+    }
+  }
+  let payload: unknown;
+  try {
+    payload = HANDLERS[r.name]({
+      cat: state.cat,
+      key: r.key,
+      query: new URLSearchParams(qs),
+      body,
+      bad400: state.variant.bad400Code,
+    });
+  } catch (err) {
+    if (err instanceof ApiError) return fail(err.status, err.code, err.message);
+    return fail(500, 'INTERNAL_ERROR', 'The service failed to process the request.');
+  }
+  account.bill(price);
+  ledger.record(template, 200, price);
+  const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;
+  sendJson(state, res, 200, payload, truncate);
+}

@@ -1,0 +1,205 @@
+/**
+ * Public types of the local Fragrance Data Service. The resource shapes follow the spec
+ * (shared/spec/fragrance-api.md) field for field; GroundTruth is the whole catalogue exactly
+ * as the API would return it, so tests can compare a warehouse against it.
+ */
+
+export interface FragranceSummary {
+  id: string;
+  name: string;
+  brand: string;
+}
+
+export interface FragranceProfile {
+  id: string;
+  name: string;
+  brand: string;
+  brandSlug: string;
+  perfumer: string;
+  perfumerSlug: string;
+  year: number;
+  score: number;
+  notes: { top: string[]; middle: string[]; base: string[] };
+  accords: { name: string; strength: number }[];
+}
+
+export interface Review {
+  rating: number;
+  text: string | null;
+  /** YYYY-MM-DD */
+  date: string;
+}
+
+export interface SimilarEntry {
+  id: string;
+  name: string;
+  brand: string;
+  similarityScore: number;
+}
+
+export interface LabelScore {
+  label: string;
+  score: number;
+}
+
+export interface WearingStats {
+  fragranceId: string;
+  seasons: { spring: number; summer: number; fall: number; winter: number };
+  moods: LabelScore[];
+  occasions: LabelScore[];
+}
+
+export interface Brand {
+  slug: string;
+  name: string;
+  country: string;
+  description: string;
+  topFragrances: { id: string; name: string; score: number }[];
+}
+
+export interface Perfumer {
+  slug: string;
+  name: string;
+  nationality: string;
+  bio: string;
+  topCreations: { id: string; name: string; brand: string; score: number }[];
+}
+
+export interface Note {
+  slug: string;
+  name: string;
+  family: string;
+  description: string;
+  topFragrances: { id: string; name: string; brand: string; score: number }[];
+}
+
+export interface AccordFamily {
+  slug: string;
+  name: string;
+}
+
+export interface ChartEntry {
+  rank: number;
+  id: string;
+  name: string;
+  brand: string;
+  score: number;
+}
+
+export interface Chart {
+  slug: string;
+  title: string;
+  entries: ChartEntry[];
+}
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+}
+
+export interface GroundTruth {
+  fragrances: FragranceProfile[];
+  /** Newest first, exactly the order the reviews endpoint pages through. */
+  reviews: Record<string, Review[]>;
+  /** The full list the API gives at limit 50. */
+  similar: Record<string, SimilarEntry[]>;
+  wearing: Record<string, WearingStats>;
+  brands: Brand[];
+  /** Brand slug → the exhaustive catalogue in API order. */
+  brandCatalogues: Record<string, { id: string; name: string }[]>;
+  perfumers: Perfumer[];
+  notes: Note[];
+  accords: AccordFamily[];
+  charts: Chart[];
+  /** YYYY-MM-DD of the service clock. */
+  serviceDate: string;
+}
+
+/** Legal readings of the spec where it says "not shown". */
+export interface SimulatorVariant {
+  /** Fragrance ids: opaque ('f_8k2j9x') or two-segment slugs ('brand-slug/fragrance-slug'). */
+  idStyle: 'opaque' | 'slug';
+  /** Body of non-429 errors: JSON envelope or plain text. */
+  errorBody: 'json' | 'text';
+  /** Add unknown extra fields to every object in responses. */
+  extraFields: boolean;
+  /** Code for 400s other than INVALID_QUERY. */
+  bad400Code: string;
+  /** Whether 4xx/5xx (except 401, 402, 429) and resets are billed and use quota. */
+  billFailedCalls: boolean;
+  /** Order of the fragrance list, notes, accords, brand catalogues (stable per catalogue version). */
+  listOrder: 'id' | 'reverse' | 'shuffled';
+}
+
+export interface SimulatorOptions {
+  /** Catalogue size, default 300. */
+  fragrances?: number;
+  /** Deterministic catalogue, default 1. */
+  seed?: number;
+  /** API keys, all of ONE account (one quota pool, one balance); default ['sim-key']. */
+  keys?: string[];
+  /** 0/undefined: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** X-RateLimit-Limit, default 1_000_000. */
+  dailyQuota?: number;
+  /** Prepaid balance, default 1e9. */
+  balanceCents?: number;
+  /** Compressed clock: one service day lasts this many real seconds. Default: the real clock. */
+  daySeconds?: number;
+  variant?: Partial<SimulatorVariant>;
+}
+
+/** Fault rates are probabilities 0..1 per /v1 request. */
+export interface Faults {
+  errorRate: number;
+  resetRate: number;
+  truncateRate: number;
+  latencyMs: number;
+}
+
+export interface LedgerEntry {
+  calls: number;
+  cents: number;
+  /** HTTP status → count; '0' for connection resets. */
+  byStatus: Record<string, number>;
+}
+
+export interface Ledger {
+  /** Every /v1 request received, billed or not. */
+  calls: number;
+  /** Cents actually billed. */
+  cents: number;
+  /** Keyed by path template, e.g. '/v1/fragrances/{id}/similar'. */
+  byEndpoint: Record<string, LedgerEntry>;
+}
+
+export interface ClockInfo {
+  /** Service time, ISO 8601. */
+  now: string;
+  serviceDate: string;
+  /** Real epoch seconds at which the quota window resets. */
+  resetEpochSeconds: number;
+  remaining: number;
+  limit: number;
+  balanceCents: number;
+}
+
+export interface Simulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  groundTruth(): GroundTruth;
+  /** Midnight passes: the quota resets; with churn (default true) the catalogue changes. */
+  advanceDay(opts?: { churn?: boolean }): void;
+  setRemaining(n: number): void;
+  topUp(cents: number): void;
+  setFaults(f: Partial<Faults>): void;
+  ledger(): Ledger;
+  now(): Date;
+  /** New reviews arrive at the top of a fragrance's review list right now. */
+  addReviews(fragranceId: string, count: number): void;
+  clock(): ClockInfo;
+}
