@@ -1,6 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../config/index.ts';
+import { oneLine } from '../../errors.ts';
+import { runSync } from '../../sync/coordinator.ts';
+import { createRuntime } from '../../sync/runtime.ts';
+import { formatSummary } from '../../sync/summary.ts';
+import { createLogger } from '../../util/logger.ts';
+import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
+import { progressReporter } from '../progress.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  console.error('fragsync demo: not implemented yet');
-  return EXIT.unexpected;
+const BIN = fileURLToPath(new URL('../../../bin/fragsync.js', import.meta.url));
+const SIM_KEY = 'demo-key';
+
+const SAMPLE_QUERY = `SELECT f.brand, count(*) AS fragrances, round(avg(f.score), 2) AS avg_score,
+       count(DISTINCT f.perfumer) AS perfumers
+FROM fragrances f
+GROUP BY f.brand
+ORDER BY fragrances DESC, f.brand
+LIMIT 5`;
+
+/**
+ * `npm run demo`: starts the local Fragrance Data Service in a child process (the other
+ * core), runs a full sync into ./data, exports Parquet and answers a sample analyst query.
+ */
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        fragrances: { type: 'string', default: '2000' },
+        data: { type: 'string', default: 'data' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (err) {
+    console.error(`fragsync demo: ${oneLine(err)}`);
+    return EXIT.badInput;
+  }
+  if (values.help) {
+    console.log(
+      'Usage: fragsync demo [--fragrances N] [--data DIR]\n\nStarts the local service and syncs it into DIR (default ./data).',
+    );
+    return EXIT.ok;
+  }
+  const dataDir = resolve(values.data);
+  mkdirSync(dataDir, { recursive: true });
+
+  const sim = await startSimChild(Number(values.fragrances));
+  try {
+    console.log(`local Fragrance Data Service: ${sim.url} (${values.fragrances} fragrances)`);
+    const config = loadConfig({
+      flags: { 'base-url': sim.url, db: join(dataDir, 'fragsync.duckdb'), redis: undefined },
+      env: { FRAGSYNC_API_KEY: SIM_KEY, FRAGSYNC_PARQUET_DIR: join(dataDir, 'parquet') },
+    });
+    const log = createLogger('warn');
+    const runtime = await createRuntime(config, log);
+    const progress = progressReporter(process.stderr, 2000);
+    let summary;
+    try {
+      summary = await runSync({
+        config,
+        log,
+        governor: runtime.governor,
+        makeDriver: runtime.makeDriver,
+        onTick: progress.tick,
+      });
+    } finally {
+      progress.done();
+      await runtime.close();
+    }
+    console.log(formatSummary(summary));
+    console.log(`\nwarehouse: ${config.dbPath}\nparquet:   ${join(dataDir, 'parquet')}/<table>.parquet`);
+    const wh = await Warehouse.open(config.dbPath, { readOnly: true });
+    try {
+      const rows = await wh.query<Record<string, unknown>>(SAMPLE_QUERY);
+      console.log(`\nA sample analyst query:\n\n${SAMPLE_QUERY}\n`);
+      console.table(rows);
+    } finally {
+      await wh.close();
+    }
+    return summary.exitCode;
+  } catch (err) {
+    console.error(`fragsync demo: ${oneLine(err)}`);
+    return EXIT.unexpected;
+  } finally {
+    await sim.stop();
+  }
+}
+
+async function startSimChild(fragrances: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'sim', '--port', '0', '--fragrances', String(fragrances), '--keys', SIM_KEY],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error('the local service did not start within 60 s')), 60_000);
+    child.once('exit', (code) => rej(new Error(`the local service exited with code ${code}`)));
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const m = /^listening on (http:\/\/\S+)/.exec(line);
+      if (m?.[1]) res(m[1]);
+      else rej(new Error(`unexpected first line from the local service: ${line}`));
+    });
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

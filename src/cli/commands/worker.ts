@@ -1,6 +1,97 @@
+import { FragranceClient } from '../../api/client.ts';
+import { oneLine } from '../../errors.ts';
+import { createRedisGovernor } from '../../governor/index.ts';
+import { recordCall } from '../../queue/execute.ts';
+import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
+import { connectRedis, governorLimits } from '../../sync/runtime.ts';
+import { createLogger } from '../../util/logger.ts';
+import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  console.error('fragsync worker: not implemented yet');
-  return EXIT.unexpected;
+const DESCRIPTION = `Runs fetch jobs of the run that \`fragsync sync --redis URL\` enqueued, sharing the
+quota governor with every other process on that Redis. It never writes the warehouse:
+results go back to the sync process that owns it. Stops on SIGINT/SIGTERM after the jobs
+in hand finish.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const parsed = parseCommand('worker', argv, DESCRIPTION);
+  if ('exit' in parsed) return parsed.exit;
+  const { config } = parsed;
+  if (!config.redisUrl) {
+    console.error('fragsync worker: config: redisUrl is required (--redis URL or REDIS_URL)');
+    return EXIT.badInput;
+  }
+  if (!config.apiKey) {
+    console.error(
+      'fragsync worker: config: the API key is missing: set the FRAGSYNC_API_KEY environment variable',
+    );
+    return EXIT.badInput;
+  }
+  const apiKey = config.apiKey;
+  const log = createLogger(config.logLevel).child({ role: 'worker' });
+  let redis;
+  try {
+    redis = await connectRedis(config.redisUrl);
+  } catch (err) {
+    console.error(`fragsync worker: ${oneLine(err)}`);
+    return EXIT.badInput;
+  }
+  const governor = createRedisGovernor(redis, {
+    prefix: config.queue.prefix,
+    limits: governorLimits(config),
+    logger: log,
+  });
+  const clients = new Map<string, FragranceClient>();
+  const clientFor = (baseUrl: string) => {
+    let c = clients.get(baseUrl);
+    if (!c) {
+      c = new FragranceClient({
+        baseUrl,
+        apiKey,
+        governor,
+        onCall: (call) =>
+          recordCall(call, () => log.error({ endpoint: call.endpoint }, 'call outside a job')),
+        connections: config.http.connections,
+        connectTimeoutMs: config.http.connectTimeoutMs,
+        headersTimeoutMs: config.http.headersTimeoutMs,
+        bodyTimeoutMs: config.http.bodyTimeoutMs,
+        maxRetries: config.http.maxRetries,
+        retryBaseMs: config.http.retryBaseMs,
+        retryMaxMs: config.http.retryMaxMs,
+        logger: log,
+      });
+      clients.set(baseUrl, c);
+    }
+    return c;
+  };
+
+  const { worker } = startFetchWorker({
+    connection: redis,
+    prefix: config.queue.prefix,
+    concurrency: config.queue.concurrency,
+    governor,
+    log,
+    depsFor: async (runId) => {
+      const raw = await redis.get(runInfoKey(config.queue.prefix));
+      if (!raw) return null;
+      const info = JSON.parse(raw) as RunInfo;
+      if (info.runId !== runId) return null;
+      // The worker's own --base-url wins: it may reach the service by another address.
+      const client = clientFor(config.baseUrl ?? info.baseUrl);
+      return { deps: { client, settings: info.settings, log }, wait: info.wait };
+    },
+  });
+  console.log(`fragsync worker ${process.pid}: waiting for jobs (queue prefix '${config.queue.prefix}')`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  log.info('stopping: finishing the jobs in hand');
+  await worker.close();
+  for (const c of clients.values()) await c.close();
+  await governor.close();
+  redis.disconnect();
+  return EXIT.ok;
 }
