@@ -1,0 +1,137 @@
+import { readdir } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
+import type { Warehouse } from '../../src/warehouse/warehouse.ts';
+import type { LoadItem } from '../../src/warehouse/rows.ts';
+import { batch, freshWarehouse, profile } from './fixtures.ts';
+
+let wh: Warehouse;
+let dir: string;
+let path: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ wh, dir, path, cleanup } = await freshWarehouse());
+});
+afterEach(() => cleanup());
+
+const call = (at: string, costCents: number, status = 200): LoadItem => ({
+  kind: 'apiCall',
+  at,
+  method: 'GET',
+  endpoint: '/v1/fragrances/{id}',
+  status,
+  costCents,
+  quotaRemaining: null,
+});
+
+test('finishRun computes calls and cents from the ledger; spendOnDay sums one UTC day over all runs', async () => {
+  await wh.startRun('r1', new Date('2024-03-01T23:00:00Z'));
+  await wh.load(
+    batch([call('2024-03-01T23:59:59.999Z', 2), call('2024-03-02T00:00:00.000Z', 25, 500)], [], 'r1'),
+  );
+  await wh.load(batch([call('2024-03-02T10:00:00+02:00', 1)], [], 'r2'));
+  await wh.finishRun('r1', 'quota_exhausted', new Date('2024-03-02T01:00:00Z'));
+  expect(
+    await wh.query(`SELECT status, calls, cost_cents, finished_at IS NOT NULL AS done FROM sync_runs`),
+  ).toEqual([{ status: 'quota_exhausted', calls: 2, cost_cents: 27, done: true }]);
+  expect(await wh.spendOnDay('2024-03-01')).toEqual({ calls: 1, cents: 2 });
+  expect(await wh.spendOnDay('2024-03-02')).toEqual({ calls: 2, cents: 26 });
+  expect(await wh.spendOnDay('2024-03-03')).toEqual({ calls: 0, cents: 0 });
+  await expect(wh.finishRun('nope', 'failed', new Date())).rejects.toMatchObject({ code: 'WAREHOUSE' });
+  expect(
+    await wh.query(`SELECT endpoint, calls, cents, failed_calls, failed_cents FROM spend_by_endpoint`),
+  ).toEqual([{ endpoint: '/v1/fragrances/{id}', calls: 3, cents: 28, failed_calls: 1, failed_cents: 25 }]);
+});
+
+test('syncState cycle rules: open cycle until a run completes, then a new one', async () => {
+  expect((await wh.syncState()).cycleStart).toBeNull();
+  await wh.startRun('a', new Date('2024-01-01T00:00:00Z'));
+  expect(await wh.syncState()).toMatchObject({
+    cycleStart: '2024-01-01T00:00:00.000Z',
+    lastCompletedRun: null,
+  });
+  await wh.finishRun('a', 'budget_exhausted', new Date('2024-01-01T01:00:00Z'));
+  await wh.startRun('b', new Date('2024-01-02T00:00:00Z'));
+  await wh.finishRun('b', 'completed', new Date('2024-01-02T01:00:00Z'));
+  expect(await wh.syncState()).toMatchObject({ cycleStart: null, lastCompletedRun: 'b' });
+  await wh.startRun('c', new Date('2024-01-03T00:00:00Z'));
+  await wh.finishRun('c', 'interrupted', new Date('2024-01-03T01:00:00Z'));
+  await wh.startRun('d', new Date('2024-01-04T00:00:00Z'));
+  expect(await wh.syncState()).toMatchObject({
+    cycleStart: '2024-01-03T00:00:00.000Z',
+    lastCompletedRun: 'b',
+  });
+});
+
+test('Parquet export holds exactly the contract tables and columns, equal to the warehouse', async () => {
+  await wh.startRun('r1', new Date());
+  await wh.load(
+    batch(
+      [
+        profile('f1'),
+        profile("o'brien/x"),
+        {
+          kind: 'reviews',
+          fragranceId: 'f1',
+          mode: 'replace',
+          total: 2,
+          reviews: [
+            { date: '2024-01-01', rating: 5, text: null },
+            { date: '2024-01-01', rating: 5, text: null },
+          ],
+        },
+        call('2024-03-01T00:00:00Z', 1),
+      ],
+      [],
+      'r1',
+    ),
+  );
+  const out = `${dir}/export/parquet`;
+  await wh.exportParquet(out); // a previous export is replaced as a whole
+  const result = await wh.exportParquet(out);
+  expect(result.tables.fragrances).toBe(2);
+  expect(result.tables.reviews).toBe(2);
+  expect((await readdir(out)).sort()).toEqual(CONTRACT_TABLES.map((t) => `${t}.parquet`).sort());
+  expect((await readdir(`${dir}/export`)).filter((f) => f !== 'parquet')).toEqual([]); // no temp leftovers
+  for (const t of CONTRACT_TABLES) {
+    const file = `${out}/${t}.parquet`;
+    const cols = await wh.query<{ name: string; type: string }>(
+      `SELECT column_name AS name, column_type AS type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`,
+    );
+    const want = await wh.query<{ name: string; type: string }>(
+      `SELECT column_name AS name, data_type AS type FROM duckdb_columns()
+       WHERE table_name = $1 AND schema_name = 'main' AND NOT starts_with(column_name, '_') ORDER BY column_index`,
+      [t],
+    );
+    expect(cols, t).toEqual(want);
+    const diff = await wh.query<{ n: number }>(
+      `SELECT count(*) AS n FROM ((SELECT * FROM read_parquet('${file}') EXCEPT ALL SELECT ${want.map((c) => `"${c.name}"`).join(', ')} FROM ${t})
+       UNION ALL (SELECT ${want.map((c) => `"${c.name}"`).join(', ')} FROM ${t} EXCEPT ALL SELECT * FROM read_parquet('${file}')))`,
+    );
+    expect(diff[0]!.n, t).toBe(0);
+  }
+});
+
+test('fragsync export CLI writes the files, and says so in one line when the file is missing', async () => {
+  await wh.load(batch([profile('f1')]));
+  await wh.close();
+  const bin = new URL('../../bin/fragsync.js', import.meta.url).pathname;
+  const ok = spawnSync(process.execPath, [bin, 'export', '--parquet', `${dir}/cli-out`, '--db', path], {
+    encoding: 'utf8',
+  });
+  expect(ok.status).toBe(0);
+  expect(ok.stdout).toMatch(/exported 17 tables/);
+  expect(await readdir(`${dir}/cli-out`)).toContain('fragrances.parquet');
+  const missing = spawnSync(
+    process.execPath,
+    [bin, 'export', '--parquet', `${dir}/x`, '--db', `${dir}/nope.duckdb`],
+    {
+      encoding: 'utf8',
+    },
+  );
+  expect(missing.status).toBe(2);
+  expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  const noFlag = spawnSync(process.execPath, [bin, 'export'], { encoding: 'utf8' });
+  expect(noFlag.status).toBe(2);
+});
