@@ -16,7 +16,11 @@ export function groundTruth(cat: Catalogue, serviceDate: string): GroundTruth {
     brands: cat.data.brands.map((b) => cat.brandView(b)),
     brandCatalogues: {},
     perfumers: cat.data.perfumers.map((p) => cat.perfumerView(p)),
-    notes: cat.data.notes.map((n) => cat.noteView(n)),
+    // In the note list's order, as paging GET /v1/notes meets them.
+    notes: cat.noteList().flatMap((n) => {
+      const rec = cat.note(n.slug);
+      return rec ? [cat.noteView(rec)] : [];
+    }),
     accords: cat.accordList().map((a) => ({ ...a })),
     charts: cat.chartList().flatMap((c) => cat.chart(c.slug) ?? []),
     serviceDate,

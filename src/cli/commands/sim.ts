@@ -110,15 +110,16 @@ export async function run(argv: string[]): Promise<number> {
     console.log(USAGE);
     return EXIT.ok;
   }
+  // Handlers first: a signal during catalogue generation must still end the process cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
   const sim = await startSimulator(opts);
   console.log(`listening on ${sim.url}`);
   const keys = opts.keys ?? [DEFAULT_KEY];
   console.log(`API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send Authorization: Bearer <key>)`);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopped;
   await sim.close();
   return EXIT.ok;
 }
