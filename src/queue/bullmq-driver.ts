@@ -43,7 +43,8 @@ export class BullmqDriver implements QueueDriver {
     private readonly opts: BullmqDriverOptions,
     private readonly fetchQueue: Queue,
     private readonly loadWorker: Worker,
-    private readonly fetchWorker: Worker | null,
+    private readonly loadConnection: Redis,
+    private readonly fetchWorker: { close(): Promise<void> } | null,
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
@@ -59,12 +60,13 @@ export class BullmqDriver implements QueueDriver {
     await fetchQueue.drain(true);
     await fetchQueue.resume();
     let driver: BullmqDriver | null = null;
+    const loadConnection = opts.connection.duplicate();
     const loadWorker = new Worker(
       LOAD_QUEUE,
       async (job: Job<JobOutcome>) => {
         await driver?.receive(job.data);
       },
-      { connection: opts.connection.duplicate(), prefix: opts.prefix, concurrency: 64 },
+      { connection: loadConnection, prefix: opts.prefix, concurrency: 64 },
     );
     loadWorker.on('error', (err) => opts.log.error({ err: err.message }, 'load worker error'));
     const fetchWorker = opts.localWorker
@@ -75,9 +77,9 @@ export class BullmqDriver implements QueueDriver {
           governor: opts.governor,
           log: opts.log,
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
-        }).worker
+        })
       : null;
-    driver = new BullmqDriver(opts, fetchQueue, loadWorker, fetchWorker);
+    driver = new BullmqDriver(opts, fetchQueue, loadWorker, loadConnection, fetchWorker);
     driver.watchPause();
     return driver;
   }
@@ -154,6 +156,7 @@ export class BullmqDriver implements QueueDriver {
     if (this.pauseTimer) clearInterval(this.pauseTimer);
     await this.fetchWorker?.close();
     await this.loadWorker.close();
+    this.loadConnection.disconnect();
     // What is still waiting is re-planned by the next run from the warehouse.
     await this.fetchQueue.drain(true);
     await this.fetchQueue.resume();

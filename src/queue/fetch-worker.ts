@@ -37,7 +37,12 @@ export interface FetchWorkerOptions {
  * which only the owner of the warehouse consumes. Quota pauses use BullMQ's rate limit, so
  * every worker of every process stops sending and the job waits without using an attempt.
  */
-export function startFetchWorker(opts: FetchWorkerOptions): { worker: Worker; loadQueue: Queue } {
+export function startFetchWorker(opts: FetchWorkerOptions): {
+  worker: Worker;
+  processed(): number;
+  close(): Promise<void>;
+} {
+  let processed = 0;
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const report = (outcome: JobOutcome) =>
@@ -55,6 +60,7 @@ export function startFetchWorker(opts: FetchWorkerOptions): { worker: Worker; lo
       return;
     }
     const attempt = (data.attempt ?? 0) + 1;
+    processed++;
     const { outcome, action } = await execute(
       ctx.deps,
       data,
@@ -85,8 +91,10 @@ export function startFetchWorker(opts: FetchWorkerOptions): { worker: Worker; lo
     }
   };
 
+  // BullMQ never closes a connection it was given: this one is ours to close.
+  const blocking = opts.connection.duplicate();
   const worker = new Worker(FETCH_QUEUE, processor, {
-    connection: opts.connection.duplicate(),
+    connection: blocking,
     prefix: opts.prefix,
     concurrency: opts.concurrency,
     // queue.rateLimit() is ignored unless a limiter is configured; this one never binds.
@@ -94,9 +102,14 @@ export function startFetchWorker(opts: FetchWorkerOptions): { worker: Worker; lo
     maximumRateLimitDelay: 1000,
   });
   worker.on('error', (err) => opts.log.error({ err: err.message }, 'fetch worker error'));
-  worker.on('closed', () => {
-    void loadQueue.close();
-    void fetchQueue.close();
-  });
-  return { worker, loadQueue };
+  return {
+    worker,
+    processed: () => processed,
+    close: async () => {
+      await worker.close();
+      await loadQueue.close();
+      await fetchQueue.close();
+      blocking.disconnect();
+    },
+  };
 }

@@ -65,7 +65,7 @@ export async function run(argv: string[]): Promise<number> {
     return c;
   };
 
-  const { worker } = startFetchWorker({
+  const fetchWorker = startFetchWorker({
     connection: redis,
     prefix: config.queue.prefix,
     concurrency: config.queue.concurrency,
@@ -89,7 +89,8 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   log.info('stopping: finishing the jobs in hand');
-  await worker.close();
+  await fetchWorker.close();
+  console.log(`fragsync worker ${process.pid}: stopped after ${fetchWorker.processed()} job attempts`);
   for (const c of clients.values()) await c.close();
   await governor.close();
   redis.disconnect();
