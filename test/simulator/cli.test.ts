@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { parseSimArgs } from '../../src/cli/commands/sim.ts';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+
+const BIN = new URL('../../bin/fragsync.js', import.meta.url).pathname;
+
+describe('fragsync sim flags', () => {
+  it('maps every flag to a simulator option', () => {
+    expect(
+      parseSimArgs([
+        '--port=0',
+        '--fragrances',
+        '500',
+        '--seed',
+        '3',
+        '--keys',
+        'a,b',
+        '--day-seconds',
+        '60',
+        '--quota',
+        '50',
+        '--balance-cents',
+        '1000',
+        '--id-style',
+        'opaque',
+        '--error-body',
+        'text',
+        '--extra-fields',
+        '--bill-failed-calls',
+        'no',
+        '--list-order',
+        'shuffled',
+      ]),
+    ).toEqual({
+      port: 0,
+      fragrances: 500,
+      seed: 3,
+      keys: ['a', 'b'],
+      daySeconds: 60,
+      dailyQuota: 50,
+      balanceCents: 1000,
+      variant: {
+        idStyle: 'opaque',
+        errorBody: 'text',
+        extraFields: true,
+        billFailedCalls: false,
+        listOrder: 'shuffled',
+      },
+    });
+    expect(parseSimArgs(['--help'])).toBe('help');
+  });
+
+  it.each([['--fragrances', 'many'], ['--list-order', 'random'], ['--nope'], ['--keys', 'a,,b'], ['extra']])(
+    'rejects %s',
+    (...argv) => {
+      expect(() => parseSimArgs(argv)).toThrow();
+    },
+  );
+});
+
+describe('fragsync sim process', () => {
+  it('prints the address first, serves, and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'sim', '--fragrances', '30', '--keys', 'k1,k2'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const first = (await lines.next()).value as string;
+    expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await lines.next()).value).toContain('k1, k2');
+    const url = first.slice('listening on '.length);
+    const res = await fetch(`${url}/v1/accords`, { headers: { authorization: 'Bearer k2' } });
+    expect(res.status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(EXIT.ok);
+  });
+
+  it('a bad flag is one line on stderr and exit code badInput', async () => {
+    const child = spawn(process.execPath, [BIN, 'sim', '--id-style', 'uuid'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('--id-style');
+  });
+});
