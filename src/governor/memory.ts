@@ -8,6 +8,7 @@ import {
   PAUSE_WITHOUT_RESET_MS,
   drawJitterMs,
   nextUtcMidnightMs,
+  offsetFrom,
   refusal,
   reserveFor,
   utcDay,
@@ -137,7 +138,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   function settleNow(ticket: CallTicket, outcome: CallOutcome): void {
     const nowMs = now();
     const rl = outcome.rateLimit;
-    if (rl.serverDate) offsetMs = rl.serverDate.getTime() - nowMs;
+    const told = offsetFrom(rl.serverDate?.getTime() ?? null, rl.resetAt?.getTime() ?? null, nowMs);
+    if (told !== null) offsetMs = told;
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offsetMs;
 

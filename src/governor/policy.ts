@@ -14,6 +14,30 @@ export const DEFAULT_TICKET_TTL_MS = 60_000;
 
 export const DAY_MS = 86_400_000;
 
+/** Slack for whole-second headers when checking that a reset lies within a day of the Date. */
+export const DATE_RESET_SLACK_MS = 60_000;
+
+/**
+ * The clock offset a response tells (service Date minus local now), or null when its Date
+ * cannot be trusted as the service's clock. The reset is the service's next midnight, so on
+ * the service's clock it lies within one day after the Date; a response whose reset does not
+ * carries a Date from another clock (a simulator running a compressed day shows its service
+ * time there but names resets in real time), and applying it would move the pause end by
+ * months.
+ */
+export function offsetFrom(
+  serverDateMs: number | null,
+  resetAtMs: number | null,
+  nowMs: number,
+): number | null {
+  if (serverDateMs === null) return null;
+  if (resetAtMs !== null) {
+    const ahead = resetAtMs - serverDateMs;
+    if (ahead <= -DATE_RESET_SLACK_MS || ahead > DAY_MS + DATE_RESET_SLACK_MS) return null;
+  }
+  return serverDateMs - nowMs;
+}
+
 /** Quota calls left untouched for the account's other applications. */
 export function reserveFor(limit: number | null, limits: GovernorLimits): number {
   if (limit === null) return limits.reserveCalls;

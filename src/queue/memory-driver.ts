@@ -3,6 +3,9 @@ import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
+/** The longest delay a Node timer takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface MemoryDriverOptions {
   deps: ExecuteDeps;
   governor: Governor;
@@ -149,7 +152,8 @@ export class MemoryDriver implements QueueDriver {
         this.pauseEnd = null;
         this.pump();
       },
-      Math.max(0, until.getTime() - Date.now()),
+      // Longer delays overflow Node's timer and fire at once: wake up and look again instead.
+      Math.min(MAX_TIMER_MS, Math.max(0, until.getTime() - Date.now())),
     );
   }
 

@@ -120,6 +120,20 @@ export function governorContract(name: string, make: GovernorFactory): void {
       });
     }
 
+    it('ignores a Date from another clock: one whose reset is not within a day after it', async () => {
+      const { gov, clock } = await setup();
+      // A compressed-day simulator: Date shows its service time (months back), resets are real.
+      const serverDateMs = Date.UTC(2029, 0, 1, 0, 0, 1);
+      const reset = T0 + 3_000;
+      await gov.settle(
+        await admitOk(gov),
+        outcome(200, { limit: 100, remaining: 5, resetAtMs: reset, serverDateMs }),
+      );
+      expect(await gov.status()).toMatchObject({ clockOffsetMs: 0, pausedUntil: new Date(reset + JITTER) });
+      clock.set(reset + JITTER);
+      await admitOk(gov);
+    });
+
     it("counts today's cents on the service clock's UTC day", async () => {
       const { gov, clock } = await setup();
       clock.set(Date.UTC(2030, 0, 15, 23, 55));

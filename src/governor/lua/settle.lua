@@ -20,7 +20,12 @@ local reserve_percent = tonumber(ARGV[11])
 local jitter_ms = tonumber(ARGV[12])
 
 load_state()
-if server_date ~= nil then S.offset = server_date - NOW end
+-- policy.ts offsetFrom: a Date whose reset is not within a day after it is from another clock.
+local DATE_RESET_SLACK_MS = 60000
+if server_date ~= nil and (reset == nil or
+    (reset - server_date > -DATE_RESET_SLACK_MS and reset - server_date <= DAY_MS + DATE_RESET_SLACK_MS)) then
+  S.offset = server_date - NOW
+end
 housekeeping()
 local service_now = NOW + S.offset
 
