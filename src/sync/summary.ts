@@ -1,6 +1,7 @@
 import { EXIT, type ExitCode } from '../cli/exit-codes.ts';
 import type { Config } from '../config/index.ts';
-import { minimumCost, type Cost } from '../plan/cost-model.ts';
+import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
+import { owedWork } from '../plan/owed.ts';
 import type { RunStatus, Warehouse } from '../warehouse/warehouse.ts';
 
 /** Contract tables whose row counts the summary shows. */
@@ -44,6 +45,12 @@ export interface SyncSummary {
   pausedUntil: Date | null;
   failures: { terminal: number; transient: number };
   owedJobs: { waiting: number; active: number; delayed: number };
+  /**
+   * What the rest of the open cycle would cost (cost model, from the warehouse after this
+   * run); null when the run completed. lowerBound: some walk sizes are still unknown, so
+   * only their first pages are counted.
+   */
+  owed: { calls: number; cents: number; lowerBound: boolean } | null;
 }
 
 export interface SummaryInput {
@@ -85,6 +92,12 @@ export async function summarize(wh: Warehouse, input: SummaryInput): Promise<Syn
     rows[table] = Number(r?.n ?? 0);
   }
   const minimum = await catalogueMinimum(wh, input.config);
+  let owed: SyncSummary['owed'] = null;
+  if (input.status !== 'completed') {
+    const work = owedWork(await wh.syncState(), input.config);
+    const cost = costOf(work.counts);
+    owed = { calls: cost.calls, cents: cost.cents, lowerBound: work.unknownWalks.length > 0 };
+  }
   const calls = byEndpoint.reduce((s, e) => s + Number(e.calls), 0);
   const cents = byEndpoint.reduce((s, e) => s + Number(e.cents), 0);
   return {
@@ -108,6 +121,7 @@ export async function summarize(wh: Warehouse, input: SummaryInput): Promise<Syn
     pausedUntil: input.pausedUntil,
     failures: { terminal: input.terminalFailures, transient: input.transientFailures },
     owedJobs: input.owedJobs,
+    owed,
   };
 }
 
@@ -145,6 +159,10 @@ export function formatSummary(s: SyncSummary): string {
   lines.push(
     `calls: ${s.calls}   spent: ${dollars(s.cents)}   failed calls: ${s.failedCalls} (${s.failedCents} cents)`,
   );
+  if (s.owed)
+    lines.push(
+      `still owed in this cycle: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)}`,
+    );
   lines.push(
     `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +
       (s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''),

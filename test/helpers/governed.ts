@@ -1,0 +1,103 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { Simulator } from '../../src/simulator/index.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { diffTables, truthTables, warehouseLedger, warehouseTables } from './ground-truth.ts';
+import { runTestSync } from './sync.ts';
+
+/**
+ * Shared pieces of the governed end-to-end scenarios (test/e2e/governed-*.test.ts): a config
+ * file with a short resume jitter (the default 5 s would skip whole compressed days), the
+ * mirror and ledger checks every scenario ends with, and ledger arithmetic.
+ */
+
+/** Resume jitter in the scenarios, ms: short against a service day of a few seconds. */
+export const TEST_JITTER_MS = 100;
+
+/** A config file (merged over the defaults) with a short resume jitter. */
+export async function jitterConfig(dir: string, name = 'governed.json'): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS } }));
+  return path;
+}
+
+/**
+ * Every contract table equals the ground truth. Charts are read once per cycle and stored as
+ * the snapshot of the service day they were read on; with a compressed clock (or a day
+ * advanced between runs, without churn) that day is earlier than the truth's, so the truth
+ * is taken on the one day the warehouse holds.
+ */
+export async function expectMirror(sim: Simulator, dbPath: string): Promise<void> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  const days = await wh.query<{ d: string }>(
+    'SELECT DISTINCT CAST(snapshot_date AS VARCHAR) AS d FROM chart_entries',
+  );
+  await wh.close();
+  expect(days.length).toBe(1);
+  const day = String(days[0]?.d);
+  const truth = { ...sim.groundTruth(), serviceDate: day };
+  expect(diffTables(truthTables(truth), await warehouseTables(dbPath, day))).toEqual({});
+}
+
+/** The warehouse's api_calls equal the service's ledger: every request, and the billed cents. */
+export async function expectLedgerEqual(sim: Simulator, dbPath: string): Promise<void> {
+  const ours = await warehouseLedger(dbPath);
+  const theirs = sim.ledger();
+  expect(ours.calls).toBe(theirs.calls);
+  expect(ours.billable).toBe(theirs.cents);
+}
+
+/** Requests the service answered with `status`, over all endpoints. */
+export function callsWithStatus(sim: Simulator, status: number): number {
+  let n = 0;
+  for (const e of Object.values(sim.ledger().byEndpoint)) n += e.byStatus[status] ?? 0;
+  return n;
+}
+
+/** Calls a clean, uninterrupted sync of this catalogue sends (same seed, its own service). */
+export async function cleanRunCalls(
+  start: () => Promise<Simulator>,
+  dbPath: string,
+  configPath: string,
+): Promise<{ calls: number; cents: number }> {
+  const sim = await start();
+  try {
+    const s = await runTestSync({ baseUrl: sim.url, dbPath, flags: { config: configPath } });
+    expect(s.status).toBe('completed');
+    return { calls: sim.ledger().calls, cents: sim.ledger().cents };
+  } finally {
+    await sim.close();
+  }
+}
+
+/** Rows of one query against a closed warehouse file. */
+export async function queryWarehouse<T>(dbPath: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    return await wh.query<T>(sql, params);
+  } finally {
+    await wh.close();
+  }
+}
+
+/**
+ * pino lines as the sync writes them, watched as they arrive: `onPause` fires synchronously
+ * when the coordinator logs a quota pause (before anything else can be sent).
+ */
+export class LogWatch extends Array<string> {
+  pauses: { at: number; until: Date }[] = [];
+  onPause: ((until: Date) => void) | null = null;
+
+  override push(...items: string[]): number {
+    for (const line of items) {
+      const entry = JSON.parse(line) as { msg?: string; pausedUntil?: string; runId?: string };
+      if (entry.runId && entry.pausedUntil && entry.msg?.startsWith('quota paused until')) {
+        const until = new Date(entry.pausedUntil);
+        this.pauses.push({ at: Date.now(), until });
+        this.onPause?.(until);
+      }
+    }
+    return super.push(...items);
+  }
+}
