@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import { formatSummary } from '../../src/sync/summary.ts';
+import {
+  callsWithStatus,
+  cleanRunCalls,
+  expectLedgerEqual,
+  expectMirror,
+  jitterConfig,
+  queryWarehouse,
+} from '../helpers/governed.ts';
+import { runTestSync } from '../helpers/sync.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * Money scenarios end to end: the prepaid balance running out (402) and the per-run cent cap
+ * (--max-cents). Each ends with the warehouse equal to the ground truth, api_calls equal to
+ * the service's ledger, and the paid calls beyond a clean run's counted.
+ */
+
+const CATALOGUE = { fragrances: 40, seed: 31 };
+const CONCURRENCY = 4;
+
+let dir: { path: string; cleanup(): Promise<void> };
+let config: string;
+/** What one uninterrupted sync of CATALOGUE sends and pays. */
+let clean: { calls: number; cents: number };
+beforeAll(async () => {
+  dir = await tempDir();
+  config = await jitterConfig(dir.path);
+  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), join(dir.path, 'clean.duckdb'), config);
+});
+afterAll(async () => {
+  await dir.cleanup();
+});
+
+async function runCents(dbPath: string, runId: string): Promise<{ calls: number; cents: number }> {
+  const [r] = await queryWarehouse<{ calls: number; cents: number }>(
+    dbPath,
+    'SELECT count(*)::INTEGER AS calls, coalesce(sum(cost_cents), 0)::INTEGER AS cents FROM api_calls WHERE run_id = ?',
+    [runId],
+  );
+  return { calls: Number(r?.calls ?? 0), cents: Number(r?.cents ?? 0) };
+}
+
+describe('governed sync: money', () => {
+  it('stops with payment_required on 402, keeps what it fetched, and continues after a top-up', async () => {
+    const balanceCents = Math.floor(clean.cents * 0.4);
+    const sim = await startSimulator({ ...CATALOGUE, balanceCents });
+    try {
+      const dbPath = join(dir.path, 'balance.duckdb');
+      const flags = { config, concurrency: String(CONCURRENCY) };
+      const first = await runTestSync({ baseUrl: sim.url, dbPath, flags });
+      expect(first.status).toBe('payment_required');
+      expect(first.exitCode).toBe(EXIT.paymentRequired);
+      expect(callsWithStatus(sim, 402)).toBeGreaterThanOrEqual(1);
+      // Everything the service billed before the 402s is in the warehouse and its rows kept.
+      const paidFirst = sim.ledger().cents;
+      expect(paidFirst).toBeLessThanOrEqual(balanceCents);
+      expect(paidFirst).toBeGreaterThan(balanceCents - 10);
+      await expectLedgerEqual(sim, dbPath);
+      expect(first.rows.fragrances).toBeGreaterThan(0);
+      expect(first.owed?.cents).toBeGreaterThan(0);
+
+      sim.topUp(1_000_000);
+      const second = await runTestSync({ baseUrl: sim.url, dbPath, flags });
+      expect(second.status).toBe('completed');
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      // Paid calls beyond a clean run: the jobs cut short by the stop (a reviews job may
+      // have had pages paid before its 402), at most one job per slot in flight.
+      const paid = callsWithStatus(sim, 200);
+      const dup = paid - clean.calls;
+      expect(dup).toBeGreaterThanOrEqual(0);
+      expect(dup).toBeLessThanOrEqual(CONCURRENCY);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('stops at or below --max-cents with budget_exhausted and says what the rest would cost', async () => {
+    const maxCents = Math.floor(clean.cents / 3);
+    const sim = await startSimulator(CATALOGUE);
+    try {
+      const dbPath = join(dir.path, 'capped.duckdb');
+      const flags = { config, concurrency: String(CONCURRENCY) };
+      const first = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        flags: { ...flags, 'max-cents': String(maxCents) },
+      });
+      expect(first.status).toBe('budget_exhausted');
+      expect(first.exitCode).toBe(EXIT.budgetExhausted);
+      const spent = await runCents(dbPath, first.runId);
+      expect(spent.cents).toBe(first.cents);
+      expect(spent.cents).toBeLessThanOrEqual(maxCents);
+      // The cap was used, not abandoned early: the next call would have crossed it.
+      expect(spent.cents).toBeGreaterThan(maxCents - 5 * CONCURRENCY);
+      expect(first.owed).not.toBeNull();
+      const owed = first.owed as { calls: number; cents: number; lowerBound: boolean };
+      expect(owed.cents).toBeGreaterThan(0);
+      expect(formatSummary(first)).toContain(
+        `still owed in this cycle: ${owed.lowerBound ? 'at least ' : ''}${owed.calls} calls, ${owed.cents} cents`,
+      );
+
+      const second = await runTestSync({ baseUrl: sim.url, dbPath, flags });
+      expect(second.status).toBe('completed');
+      // The estimate is close to what the rest did cost (a lower bound when sizes were unknown).
+      if (owed.lowerBound) expect(owed.cents).toBeLessThanOrEqual(second.cents);
+      expect(Math.abs(second.cents - owed.cents)).toBeLessThanOrEqual(second.cents * 0.25);
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      expect(dup).toBeGreaterThanOrEqual(0);
+      expect(dup).toBeLessThanOrEqual(CONCURRENCY);
+    } finally {
+      await sim.close();
+    }
+  });
+});
