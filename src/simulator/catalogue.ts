@@ -8,7 +8,8 @@ import { ReviewCache, reviewSlice, reviewTotal, wearingStats } from './derived.t
 import { generateCatalogue, makeContext, type GenContext, type GenerateOptions } from './generate.ts';
 import type { BrandRec, CatalogueData, ChartRec, FragranceRec, NoteRec, PerfumerRec } from './model.ts';
 import { fold, mix, mulberry32, shuffle } from './prng.ts';
-import { computeSimilar } from './similar.ts';
+import { Lru } from './lru.ts';
+import { AccordMatrix, computeSimilar } from './similar.ts';
 import type * as T from './types.ts';
 
 export class Catalogue {
@@ -21,6 +22,8 @@ export class Catalogue {
   private readonly noteBySlug: Map<string, NoteRec>;
   private readonly reviewCache = new ReviewCache();
   private cache = new Map<string, unknown>();
+  /** Bounded: a full crawl of a 120k catalogue would otherwise keep 6M similar entries. */
+  private readonly similarCache = new Lru<number, T.SimilarEntry[]>(4096);
   /** Live fragrances sorted by id, kept up to date incrementally: sorting 120k ids is slow. */
   private byId: FragranceRec[];
 
@@ -92,7 +95,8 @@ export class Catalogue {
   }
 
   similar(f: FragranceRec): T.SimilarEntry[] {
-    return this.cached(`sim:${f.idx}`, () => computeSimilar(this.data, f, this.brandName));
+    const matrix = this.cached('matrix', () => new AccordMatrix(this.data));
+    return this.similarCache.get(f.idx, () => computeSimilar(this.data, matrix, f, this.brandName));
   }
 
   wearing(f: FragranceRec): T.WearingStats {
@@ -247,5 +251,6 @@ export class Catalogue {
     }
     this.byId = byId;
     this.cache = new Map();
+    this.similarCache.clear();
   }
 }

@@ -3,6 +3,7 @@
  * Generated lazily so a 120k catalogue does not hold millions of reviews in memory.
  */
 import { MOODS, OCCASIONS, REVIEW_PHRASES } from './data/words.ts';
+import { Lru } from './lru.ts';
 import type { FragranceRec } from './model.ts';
 import { int, isoDate, mix, mulberry32, pick, round, shuffle } from './prng.ts';
 import type { LabelScore, Review, WearingStats } from './types.ts';
@@ -32,24 +33,12 @@ export function generateReviews(f: FragranceRec): Review[] {
   return out;
 }
 
-/** A small LRU: review pages of one fragrance are usually read in a burst. */
+/** Review pages of one fragrance are usually read in a burst: keep recent lists. */
 export class ReviewCache {
-  private readonly map = new Map<number, Review[]>();
-  constructor(private readonly capacity = 512) {}
+  private readonly lru = new Lru<number, Review[]>(512);
 
   get(f: FragranceRec): Review[] {
-    let list = this.map.get(f.idx);
-    if (list) {
-      this.map.delete(f.idx);
-    } else {
-      list = generateReviews(f);
-      if (this.map.size >= this.capacity) {
-        const oldest = this.map.keys().next().value;
-        if (oldest !== undefined) this.map.delete(oldest);
-      }
-    }
-    this.map.set(f.idx, list);
-    return list;
+    return this.lru.get(f.idx, () => generateReviews(f));
   }
 }
 

@@ -1,45 +1,101 @@
 /**
  * Accord-based similarity: cosine of the accord-strength vectors, rounded to 3 decimals,
- * descending, ties by catalogue order. Big catalogues only compare fragrances whose two
- * strongest accords include one of the anchor's two strongest, which keeps a request to a
- * few thousand dot products.
+ * descending, ties by catalogue order. Big catalogues only compare a fixed-size window of the
+ * fragrances sharing one of the anchor's two strongest accords, which keeps a request to a
+ * few thousand dot products (a sample, but a stable one: same catalogue, same list).
  */
 import type { CatalogueData, FragranceRec } from './model.ts';
 import type { SimilarEntry } from './types.ts';
 
 const FULL_SCAN_MAX = 5000;
+/** Candidates taken from each of the anchor's two accord buckets on big catalogues. */
+const WINDOW = 1500;
+const SLOTS = 8;
 /** Sort keys pack (1000 - score×1000) above the index, so a plain numeric sort orders both. */
 const IDX_SPACE = 2 ** 24;
 
+/**
+ * The accord vectors of all fragrances in flat typed arrays: walking thousands of candidates
+ * through their objects costs a cache miss per field, this does not. Rebuilt per catalogue
+ * version (churn adds and removes fragrances).
+ */
+export class AccordMatrix {
+  readonly accord: Int16Array;
+  readonly strength: Float32Array;
+  readonly norm: Float64Array;
+  /** seen[idx] === visit marks a candidate already scored in the current request. */
+  readonly seen: Uint32Array;
+  visit = 0;
+
+  constructor(data: CatalogueData) {
+    const n = data.fragrances.length;
+    this.accord = new Int16Array(n * SLOTS).fill(-1);
+    this.strength = new Float32Array(n * SLOTS);
+    this.norm = new Float64Array(n);
+    this.seen = new Uint32Array(n);
+    for (const f of data.fragrances) {
+      // A removed fragrance keeps norm 0 and no accords: it can never be similar.
+      if (f.removed) continue;
+      this.norm[f.idx] = f.norm;
+      for (let i = 0; i < Math.min(SLOTS, f.accords.length); i++) {
+        this.accord[f.idx * SLOTS + i] = f.accords[i] as number;
+        this.strength[f.idx * SLOTS + i] = f.strengths[i] as number;
+      }
+    }
+  }
+}
+
 export function computeSimilar(
   data: CatalogueData,
+  m: AccordMatrix,
   anchor: FragranceRec,
   brandName: (f: FragranceRec) => string,
 ): SimilarEntry[] {
   const weights = new Float64Array(data.accords.length);
   anchor.accords.forEach((a, i) => (weights[a] = anchor.strengths[i] as number));
-  const keys: number[] = [];
-  const seen = new Uint8Array(data.fragrances.length);
-  seen[anchor.idx] = 1;
+  const visit = ++m.visit;
+  m.seen[anchor.idx] = visit;
+  const { accord, strength, norm } = m;
+  const fullScan = data.fragrances.length <= FULL_SCAN_MAX;
+  const keys = new Float64Array(fullScan ? data.fragrances.length : 2 * WINDOW);
+  let count = 0;
   const consider = (idx: number): void => {
-    if (seen[idx]) return;
-    seen[idx] = 1;
-    const f = data.fragrances[idx] as FragranceRec;
-    if (f.removed) return;
     let dot = 0;
-    for (let i = 0; i < f.accords.length; i++) {
-      dot += (weights[f.accords[i] as number] as number) * (f.strengths[i] as number);
+    for (let s = idx * SLOTS, end = s + SLOTS; s < end; s++) {
+      const a = accord[s] as number;
+      if (a < 0) break;
+      dot += (weights[a] as number) * (strength[s] as number);
     }
     if (dot <= 0) return;
-    const milli = Math.min(1000, Math.round((dot / (anchor.norm * f.norm)) * 1000));
-    keys.push((1000 - milli) * IDX_SPACE + idx);
+    const milli = Math.min(1000, Math.round((dot / (anchor.norm * (norm[idx] as number))) * 1000));
+    keys[count++] = (1000 - milli) * IDX_SPACE + idx;
   };
-  if (data.fragrances.length <= FULL_SCAN_MAX) {
-    for (let i = 0; i < data.fragrances.length; i++) consider(i);
+  if (fullScan) {
+    for (let i = 0; i < data.fragrances.length; i++) if (i !== anchor.idx) consider(i);
   } else {
-    for (const a of anchor.accords.slice(0, 2)) for (const idx of data.accordBuckets[a] ?? []) consider(idx);
+    for (const a of anchor.accords.slice(0, 2)) {
+      const bucket = data.accordBuckets[a] ?? [];
+      // A window of the bucket around the anchor (buckets are in index order, so a binary
+      // search finds it): bounded work per request, whatever the catalogue size.
+      let lo = 0;
+      let hi = bucket.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((bucket[mid] as number) < anchor.idx) lo = mid + 1;
+        else hi = mid;
+      }
+      const span = Math.min(bucket.length, WINDOW);
+      const start = lo - (span >> 1) + bucket.length;
+      for (let k = 0; k < span; k++) {
+        const idx = bucket[(start + k) % bucket.length] as number;
+        if (m.seen[idx] !== visit) {
+          m.seen[idx] = visit;
+          consider(idx);
+        }
+      }
+    }
   }
-  const sorted = Float64Array.from(keys).sort();
+  const sorted = keys.subarray(0, count).sort();
   const out: SimilarEntry[] = [];
   const n = Math.min(50, anchor.similarTarget, sorted.length);
   for (let i = 0; i < n; i++) {
