@@ -16,6 +16,10 @@ const COMMANDS: Record<
     summary: 'show quota, budget, pause state and queue depths',
     load: () => import('./commands/status.ts'),
   },
+  query: {
+    summary: 'run one read-only SQL query on the warehouse',
+    load: () => import('./commands/query.ts'),
+  },
   export: { summary: 'write the contract tables to Parquet', load: () => import('./commands/export.ts') },
   sim: { summary: 'run the local Fragrance Data Service', load: () => import('./commands/sim.ts') },
   demo: {
