@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.ts';
+import {
+  callsWithStatus,
+  cleanRunCalls,
+  expectLedgerEqual,
+  expectMirror,
+  jitterConfig,
+  LogWatch,
+  queryWarehouse,
+} from '../helpers/governed.ts';
+import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.ts';
+import { warehouseLedger } from '../helpers/ground-truth.ts';
+import { runTestSync } from '../helpers/sync.ts';
+import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
+import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
+
+/**
+ * The governor across processes: `fragsync worker` processes and the coordinator share one
+ * Redis, one quota and one reserve; and a Redis that loses its data mid-run.
+ */
+
+let dir: { path: string; cleanup(): Promise<void> };
+let config: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  config = await jitterConfig(dir.path);
+});
+afterAll(async () => {
+  await dir.cleanup();
+});
+
+describe('governed sync: worker processes on one Redis', () => {
+  it('two worker processes never take the service below the reserve, across several quota days', async () => {
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('gov-workers');
+    const reserve = 30;
+    const dailyQuota = 150;
+    const shared = ['--reserve', String(reserve), '--config', config, '--concurrency', '4'];
+    // Workers first: their start-up must not eat the first service day.
+    const workers = await Promise.all([
+      startWorker(redisUrl, prefix, shared),
+      startWorker(redisUrl, prefix, shared),
+    ]);
+    const sim = await startSimulator({ fragrances: 40, seed: 41, dailyQuota, daySeconds: 3 });
+    /** Lowest remaining the service itself showed, per service day, sampled as the run goes. */
+    const lowest = new Map<string, number>();
+    const sample = setInterval(() => {
+      const c = sim.clock();
+      lowest.set(c.serviceDate, Math.min(lowest.get(c.serviceDate) ?? c.remaining, c.remaining));
+    }, 5);
+    try {
+      const dbPath = join(dir.path, 'workers.duckdb');
+      const logs = new LogWatch();
+      const summary = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        logLines: logs,
+        flags: {
+          redis: redisUrl,
+          'queue-prefix': prefix,
+          reserve: String(reserve),
+          config,
+          concurrency: '4',
+        },
+      });
+      clearInterval(sample);
+      expect(summary.status).toBe('completed');
+      await Promise.all(workers.map((w) => w.stop()));
+      const processed = workers.map(attemptsOf);
+      expect(processed[0]).toBeGreaterThan(0);
+      expect(processed[1]).toBeGreaterThan(0);
+      // The catalogue needed more than one day's allowance above the reserve.
+      expect(sim.ledger().calls).toBeGreaterThan(dailyQuota - reserve);
+      expect(logs.pauses.length).toBeGreaterThanOrEqual(1);
+      // Every response the service sent says what it had left: never less than the reserve,
+      // so no window ever saw more than limit − reserve of our calls.
+      const [low] = await queryWarehouse<{ n: number; days: number }>(
+        dbPath,
+        'SELECT min(quota_remaining)::INTEGER AS n FROM api_calls WHERE status = 200',
+      );
+      expect(Number(low?.n)).toBeGreaterThanOrEqual(reserve);
+      for (const [day, n] of lowest) expect(n, `lowest remaining on ${day}`).toBeGreaterThanOrEqual(reserve);
+      expect({ day, lowest: n }).toEqual({ day, lowest: Math.max(n, reserve) });
+      expect(callsWithStatus(sim, 429)).toBe(0);
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      clearInterval(sample);
+      await Promise.all(workers.map((w) => w.stop()));
+      await sim.close();
+      await cleanPrefix(redisUrl, prefix);
+    }
+  });
+
+  it('resumes after Redis lost its data mid-run; duplicated paid calls stay within the jobs in flight', async () => {
+    const catalogue = { fragrances: 60, seed: 42 };
+    const concurrency = 4;
+    const clean = await cleanRunCalls(
+      () => startSimulator(catalogue),
+      join(dir.path, 'flush-clean.duckdb'),
+      config,
+    );
+    // Only a Redis this test started may be flushed; on a shared one only our keys go.
+    const own: RedisServerHandle | null = inject('redisOwned') ? await startRedisServer() : null;
+    const redisUrl = own?.url ?? inject('redisUrl');
+    const prefix = uniquePrefix('gov-flush');
+    const sim = await startSimulator(catalogue);
+    const admin = new Redis(redisUrl);
+    let flushedAt: number | null = null;
+    const poll = setInterval(() => {
+      if (flushedAt !== null || sim.ledger().calls < clean.calls / 3) return;
+      flushedAt = sim.ledger().calls;
+      void (own ? admin.flushall() : cleanPrefix(redisUrl, prefix));
+    }, 2);
+    try {
+      const dbPath = join(dir.path, 'flush.duckdb');
+      const summary = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        flags: { redis: redisUrl, 'queue-prefix': prefix, config, concurrency: String(concurrency) },
+      });
+      clearInterval(poll);
+      expect(summary.status).toBe('completed');
+      expect(flushedAt).not.toBeNull();
+      await expectMirror(sim, dbPath);
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      // One interruption: at most the jobs in flight are paid again.
+      expect(dup).toBeGreaterThanOrEqual(0);
+      expect(dup).toBeLessThanOrEqual(concurrency);
+      // Outcomes waiting in the flushed load queue are gone with their ledger rows: those
+      // calls were paid but can never be recorded, and their jobs ran again (counted in dup).
+      const ours = await warehouseLedger(dbPath);
+      const theirs = sim.ledger();
+      expect(ours.calls).toBeLessThanOrEqual(theirs.calls);
+      expect(theirs.calls - ours.calls).toBeLessThanOrEqual(Math.max(dup, 0));
+      expect(ours.billable).toBeLessThanOrEqual(theirs.cents);
+    } finally {
+      clearInterval(poll);
+      admin.disconnect();
+      await sim.close();
+      if (own) await own.stop();
+      else await cleanPrefix(redisUrl, prefix);
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+
+/**
+ * Real fragsync processes for end-to-end tests (the same as in test/e2e/bullmq-sync.test.ts,
+ * which cannot be imported from: importing a test file runs its tests too).
+ */
+export const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));
+
+export interface WorkerProc {
+  child: ChildProcess;
+  output: string[];
+  stop(): Promise<void>;
+}
+
+/** A `fragsync worker` process on the given Redis and queue prefix, once it waits for jobs. */
+export async function startWorker(
+  redisUrl: string,
+  prefix: string,
+  extra: string[] = [],
+): Promise<WorkerProc> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'worker', '--redis', redisUrl, '--queue-prefix', prefix, '--log-level', 'warn', ...extra],
+    { env: { ...process.env, FRAGSYNC_API_KEY: 'sim-key' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const output: string[] = [];
+  child.stdout?.on('data', (b: Buffer) => output.push(b.toString()));
+  child.stderr?.on('data', (b: Buffer) => output.push(b.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output.join('')}`)), 20_000);
+    child.stdout?.on('data', () => {
+      if (output.join('').includes('waiting for jobs')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return {
+    child,
+    output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Job attempts a stopped worker reported in its last line. */
+export function attemptsOf(w: WorkerProc): number {
+  return Number(/after (\d+) job attempts/.exec(w.output.join(''))?.[1] ?? 0);
+}
+
+/** Delete every key under our prefix (never FLUSHALL a Redis others may use). */
+export async function cleanPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
