@@ -9,7 +9,7 @@ import type { SimilarEntry } from './types.ts';
 
 const FULL_SCAN_MAX = 5000;
 /** Candidates taken from each of the anchor's two accord buckets on big catalogues. */
-const WINDOW = 1500;
+const WINDOW = 600;
 const SLOTS = 8;
 /** Sort keys pack (1000 - score×1000) above the index, so a plain numeric sort orders both. */
 const IDX_SPACE = 2 ** 24;
