@@ -10,7 +10,7 @@ import { Catalogue } from './catalogue.ts';
 import { handleControl } from './control.ts';
 import { DEFAULT_VARIANT } from './model.ts';
 import { epochDay, isoDate, mix, mulberry32 } from './prng.ts';
-import { handleV1, type ServerState } from './server.ts';
+import { commonHeaders, handleV1, type ServerState } from './server.ts';
 import { groundTruth } from './truth.ts';
 import type { ClockInfo, Simulator, SimulatorOptions } from './types.ts';
 
@@ -87,7 +87,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (path.startsWith('/v1/')) work = handleV1(state, req, res, path.slice(4), qs);
     else if (path.startsWith('/_sim/')) work = handleControl(state, ops, req, res, path.slice(6));
     else {
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.writeHead(404, { ...commonHeaders(state), 'Content-Type': 'text/plain' });
       res.end('Not found');
     }
     Promise.resolve(work).catch(() => {

@@ -57,6 +57,10 @@ describe('quota and balance', () => {
     expect(r.status).toBe(404);
     expect(Math.abs(Date.parse(r.headers.get('date')!) - Date.now())).toBeLessThan(2000);
     expect(r.headers.get('x-ratelimit-reset')).toBe(String(nextUtcMidnightSeconds(Date.now())));
+    const outside = await call(sim, '/');
+    expect(outside.status).toBe(404);
+    expect(outside.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(sim.ledger().calls).toBe(1);
   });
 
   it('402 when the balance cannot pay the call; not billed; top-up resumes', async () => {
