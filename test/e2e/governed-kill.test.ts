@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
+import { warehouseLedger } from '../helpers/ground-truth.ts';
+import {
+  callsWithStatus,
+  cleanRunCalls,
+  expectMirror,
+  jitterConfig,
+  queryWarehouse,
+} from '../helpers/governed.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { BIN } from '../helpers/worker-process.ts';
+
+/**
+ * `fragsync sync` (in-process driver) killed with SIGKILL at random points, several times,
+ * then run to completion. What a kill can lose is what was in flight: the journal holds
+ * every job result from the moment it arrived, so only the jobs running at the kill are
+ * fetched (and paid) again.
+ */
+
+const CATALOGUE = { fragrances: 80, seed: 51 };
+const CONCURRENCY = 4;
+const KILLS = 3;
+
+let dir: { path: string; cleanup(): Promise<void> };
+let config: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  config = await jitterConfig(dir.path);
+});
+afterAll(async () => {
+  await dir.cleanup();
+});
+
+interface SyncProc {
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
+  kill(): void;
+}
+
+/** `node bin/fragsync.js sync` against the simulator, without Redis: the in-process driver. */
+function spawnSync(sim: Simulator, dbPath: string): SyncProc {
+  const env: NodeJS.ProcessEnv = { ...process.env, FRAGSYNC_API_KEY: 'sim-key' };
+  delete env.REDIS_URL;
+  delete env.FRAGSYNC_REDIS_URL;
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'sync',
+      '--base-url',
+      sim.url,
+      '--db',
+      dbPath,
+      '--config',
+      config,
+      '--concurrency',
+      String(CONCURRENCY),
+      '--log-level',
+      'warn',
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const output: string[] = [];
+  child.stdout?.on('data', (b: Buffer) => output.push(b.toString()));
+  child.stderr?.on('data', (b: Buffer) => output.push(b.toString()));
+  return {
+    exited: new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal, output: output.join('') })),
+    ),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('governed sync: killed processes', () => {
+  it('SIGKILLed at random points, resumes to an exact mirror; paid calls repeated stay within the jobs in flight', async () => {
+    const clean = await cleanRunCalls(
+      () => startSimulator(CATALOGUE),
+      join(dir.path, 'clean.duckdb'),
+      config,
+    );
+    const sim = await startSimulator(CATALOGUE);
+    try {
+      const dbPath = join(dir.path, 'killed.duckdb');
+      const delays: number[] = [];
+      for (let k = 0; k < KILLS; k++) {
+        const before = sim.ledger().calls;
+        const proc = spawnSync(sim, dbPath);
+        // Once it is sending, kill it somewhere in the next half second.
+        while (sim.ledger().calls < before + 5) await sleep(5);
+        const delayMs = Math.floor(Math.random() * 500);
+        delays.push(delayMs);
+        await sleep(delayMs);
+        proc.kill();
+        const end = await proc.exited;
+        expect(end.signal, `run ${k + 1} ended before its kill: ${end.output}`).toBe('SIGKILL');
+      }
+      const final = spawnSync(sim, dbPath);
+      const end = await final.exited;
+      expect(end.code, end.output).toBe(EXIT.ok);
+      expect(end.output).toContain(': completed in');
+
+      await expectMirror(sim, dbPath);
+      const runs = await queryWarehouse<{ status: string }>(
+        dbPath,
+        'SELECT status FROM sync_runs ORDER BY started_at',
+      );
+      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
+
+      // Bound: a kill loses the jobs in flight, at most CONCURRENCY of them, each with the
+      // calls it had made (everything a job had returned was journaled). A job makes one
+      // call, except reviews and brand catalogues (one per page of 50): so per kill at most
+      // the calls of the CONCURRENCY largest jobs of this catalogue.
+      const truth = sim.groundTruth();
+      const pages = (n: number) => Math.max(1, Math.ceil(n / 50));
+      const jobSizes = [
+        ...Object.values(truth.reviews).map((r) => pages(r.length)),
+        ...Object.values(truth.brandCatalogues).map((b) => pages(b.length)),
+      ].sort((x, y) => y - x);
+      const perKill = jobSizes.slice(0, CONCURRENCY).reduce((sum, n) => sum + n, 0);
+      const bound = KILLS * perKill;
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
+      expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(bound);
+      // The calls a killed process had in flight were paid but never reached its ledger;
+      // they are among the repeated ones. Everything else is recorded exactly.
+      const ours = await warehouseLedger(dbPath);
+      const theirs = sim.ledger();
+      expect(ours.calls).toBeLessThanOrEqual(theirs.calls);
+      expect(theirs.calls - ours.calls).toBeLessThanOrEqual(dup);
+      expect(theirs.cents - ours.billable).toBeGreaterThanOrEqual(0);
+    } finally {
+      await sim.close();
+    }
+  });
+});
