@@ -9,7 +9,7 @@
  *   (the service did the work);
  * - any other failure (400, 404, 405, 422, 500, a connection reset after the request was
  *   read) is billed and uses quota only when the variant's `billFailedCalls` is true.
- * Checks run in that order: key, quota, balance, faults, handler.
+ * Checks run in that order: (latency,) key, quota, balance, reset/500 faults, handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ENDPOINTS } from '../api/endpoints.ts';
@@ -125,6 +125,9 @@ export async function handleV1(
   const price = name ? ENDPOINTS[name].costCents : 0;
   const rawBody = method === 'POST' ? await readBody(req) : '';
   const { account, ledger, faults } = state;
+  // Latency comes before the checks, so checking and billing stay one synchronous step and
+  // concurrent requests can never overspend the quota or the balance.
+  if (faults.latencyMs > 0) await sleep(faults.latencyMs);
   account.rollover();
 
   const fail = (status: number, code: string, message: string): void => {
@@ -160,7 +163,6 @@ export async function handleV1(
       `The prepaid balance cannot pay this ${price}-cent call.`,
     );
   }
-  if (faults.latencyMs > 0) await sleep(faults.latencyMs);
   if (faults.resetRate > 0 && state.faultRng() < faults.resetRate) {
     const cents = state.variant.billFailedCalls ? price : 0;
     if (state.variant.billFailedCalls) account.bill(cents);

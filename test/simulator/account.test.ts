@@ -51,6 +51,17 @@ describe('quota and balance', () => {
     expect(sim.ledger().cents).toBe(3);
   });
 
+  it('concurrent calls never overspend the quota, even with latency', async () => {
+    sim = await startSimulator({ fragrances: 20, dailyQuota: 10 });
+    sim.setFaults({ latencyMs: 30 });
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, () => call(sim!, '/v1/charts').then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expect(sim.ledger().cents).toBe(10);
+  });
+
   it('a correct Date header of the service clock on every response', async () => {
     sim = await startSimulator({ fragrances: 20 });
     const r = await call(sim, '/v1/nowhere');
