@@ -109,6 +109,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
 
     let stop: { reason: StopReason; message: string } | null = null;
     let transientFailures = 0;
+    let firstFailure: string | null = null;
     let terminalFailures = 0;
     let jobsDone = 0;
     let jobsScheduled = 0;
@@ -150,9 +151,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         load.add(callItems, []);
         if (o.type === 'failed') {
           jobsDone++;
-          if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL')
+          if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL') {
             transientFailures++;
-          else terminalFailures++;
+            firstFailure ??= o.reason;
+          } else terminalFailures++;
           load.add(
             [
               {
@@ -250,7 +252,11 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       status,
       started,
       config,
-      stopMessage: (stop as { message: string } | null)?.message ?? null,
+      stopMessage:
+        (stop as { message: string } | null)?.message ??
+        (status === 'failed'
+          ? `${transientFailures} jobs failed after bounded retries (service unreachable or failing); first: ${firstFailure}`
+          : null),
       pausedUntil: driver.pausedUntil(),
       terminalFailures,
       transientFailures,

@@ -42,7 +42,13 @@ export async function run(argv: string[]): Promise<number> {
       onTick: progress.tick,
     });
     progress.done();
+    if (summary.status === 'failed' && summary.calls === 0) {
+      // Nothing was answered: the summary table would only be zeros.
+      console.error(`fragsync sync: ${summary.message ?? 'the service could not be reached'}`);
+      return summary.exitCode;
+    }
     console.log(formatSummary(summary));
+    if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
     return summary.exitCode;
   } catch (err) {
     progress.done();
