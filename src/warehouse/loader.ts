@@ -1,8 +1,10 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { appendRows, rows, toWarehouseError, type Db } from './db.ts';
+import { parseCounts, parseMerge, planBatch, type CountArm, type MergeStatement } from './merge-plan.ts';
 import type { LoadBatch } from './rows.ts';
-import { sqlFile, sqlFiles, type SqlFile } from './sql-files.ts';
+import { sqlFile, sqlFiles } from './sql-files.ts';
 import { stageBatch } from './stage-rows.ts';
-import { STAGING_TABLES, columnTypes, stagingDdl } from './staging.ts';
+import { STAGING_TABLES, columnTypes, stagingDdl, type StagingTable } from './staging.ts';
 
 export interface LoadResult {
   /** Rows the batch wrote (inserted or replaced) per table; 0 when a replay changed nothing new. */
@@ -13,22 +15,29 @@ export interface LoadResult {
 
 /** The merge statements, read once per process. */
 export class Loader {
-  private readonly merges: SqlFile[] = sqlFiles('merge');
-  private readonly countsSql = sqlFile('load-counts.sql');
+  private readonly merges: MergeStatement[] = parseMerge(sqlFiles('merge'));
+  private readonly countArms: CountArm[] = parseCounts(sqlFile('load-counts.sql'));
   private readonly sessionSql = sqlFile('session.sql');
+  /** Staging tables the previous batch appended to: emptied (re-created) before the next one. */
+  private dirtyStaging = new Set<StagingTable>();
+  /** Work tables (w_*) that may still hold an earlier batch's rows. */
+  private filled = new Set<string>();
 
   constructor(private readonly db: Db) {}
 
-  /** Creates the temp staging tables and batch macros on this connection. */
+  /** Creates the temp staging tables, batch macros and (empty) work tables on this connection. */
   async prepare(): Promise<void> {
-    await this.db.run(stagingDdl());
+    await this.db.run(stagingDdl(STAGING_TABLES));
     await this.db.run(this.sessionSql);
+    // Every work table exists from the start, so a statement may read one a batch skipped.
+    const creates = this.merges.filter((m) => m.creates !== null).map((m) => `${m.sql};`);
+    await this.db.run(creates.join('\n'));
   }
 
   /**
    * Stages the batch with the appender (outside the transaction: temp tables are private to
-   * this connection and not durable), then applies every merge and the progress marks in
-   * ONE transaction: either all of the batch is in the warehouse, or none of it.
+   * this connection and not durable), then applies the merges that have input and the
+   * progress marks in ONE transaction: either all of the batch is in the warehouse, or none.
    */
   async load(batch: LoadBatch, loadedAt: Date): Promise<LoadResult> {
     let staged: ReturnType<typeof stageBatch>;
@@ -38,23 +47,42 @@ export class Loader {
       throw toWarehouseError(err, `load of run ${batch.runId} refused`, this.db.path);
     }
     const invalidItems = staged.stg_quarantine.filter((r) => r[1] === 'loader').length;
+    const nonEmpty = new Set<string>(STAGING_TABLES.filter((t) => staged[t].length > 0));
     return this.db.exclusive(async (c) => {
       try {
-        await c.run(stagingDdl());
-        for (const t of STAGING_TABLES) await appendRows(c, t, columnTypes(t), staged[t]);
+        if (this.dirtyStaging.size > 0) await c.run(stagingDdl([...this.dirtyStaging]));
+        this.dirtyStaging = new Set(STAGING_TABLES.filter((t) => staged[t].length > 0));
+        for (const t of this.dirtyStaging) await appendRows(c, t, columnTypes(t), staged[t]);
+        const plan = planBatch(this.merges, nonEmpty, this.filled);
+        // Until the transaction settles, assume every work table may hold rows.
+        const before = this.filled;
+        this.filled = new Set(this.merges.flatMap((m) => (m.creates ? [m.creates] : [])));
         await c.run('BEGIN TRANSACTION');
         try {
-          for (const m of this.merges) await c.run(m.sql);
-          const counted = await rows<{ t: string; n: number }>(c, this.countsSql);
+          if (plan.sql) await c.run(plan.sql);
+          const counts = await this.count(c, plan.writes);
           await c.run('COMMIT');
-          return { counts: Object.fromEntries(counted.map((r) => [r.t, Number(r.n)])), invalidItems };
+          this.filled = plan.filled;
+          return { counts, invalidItems };
         } catch (err) {
           await c.run('ROLLBACK');
+          // The rollback restored the work tables as they were before this batch.
+          this.filled = before;
           throw err;
         }
       } catch (err) {
         throw toWarehouseError(err, `load of run ${batch.runId} failed`, this.db.path);
       }
     });
+  }
+
+  /** Rows per table carrying this batch's load time; tables no statement wrote are 0 without a scan. */
+  private async count(c: DuckDBConnection, writes: ReadonlySet<string>): Promise<Record<string, number>> {
+    const counts = Object.fromEntries(this.countArms.map((a) => [a.key, 0]));
+    const arms = this.countArms.filter((a) => writes.has(a.table));
+    if (arms.length === 0) return counts;
+    const counted = await rows<{ t: string; n: number }>(c, arms.map((a) => a.sql).join('\nUNION ALL '));
+    for (const r of counted) counts[r.t] = Number(r.n);
+    return counts;
   }
 }

@@ -124,9 +124,11 @@ export function columnTypes(table: StagingTable): ColumnType[] {
 }
 
 /** DDL generated from the definitions above, so appender column order can never drift from it. */
-export function stagingDdl(): string {
-  return STAGING_TABLES.map((t) => {
-    const cols = Object.entries(STAGING[t]).map(([name, type]) => `"${name}" ${type}`);
-    return `CREATE OR REPLACE TEMP TABLE ${t} (${cols.join(', ')});`;
-  }).join('\n');
+export function stagingDdl(tables: readonly StagingTable[]): string {
+  return tables
+    .map((t) => {
+      const cols = Object.entries(STAGING[t]).map(([name, type]) => `"${name}" ${type}`);
+      return `CREATE OR REPLACE TEMP TABLE ${t} (${cols.join(', ')});`;
+    })
+    .join('\n');
 }
