@@ -1,0 +1,117 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fragranceReviews } from '../../jobs/fragrance-reviews.ts';
+import type { JobContext, JobSettings } from '../../jobs/types.ts';
+import { FragranceClient } from '../../src/api/client.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { Simulator } from '../../src/simulator/types.ts';
+import type { ReviewsItem } from '../../src/warehouse/rows.ts';
+
+let sim: Simulator;
+let client: FragranceClient;
+let calls = 0;
+
+const settings = (mode: 'all' | 'newest' = 'all', newest = 50): JobSettings => ({
+  reviews: { mode, newest },
+  similar: true,
+  wearing: true,
+  reviewDigest: false,
+  brands: true,
+  perfumers: true,
+});
+
+/**
+ * A context whose client is the real client over HTTP; `beforePage` runs just before a
+ * given review page is requested, so a test can make reviews arrive between two pages
+ * exactly as they do upstream.
+ */
+function context(s: JobSettings, beforePage?: (page: number) => void): JobContext {
+  const wrapped = Object.create(client) as FragranceClient;
+  wrapped.getReviews = (id, p, signal) => {
+    beforePage?.(p?.page ?? 1);
+    return client.getReviews(id, p, signal);
+  };
+  return {
+    log: pino({ level: 'silent' }),
+    client: wrapped,
+    settings: s,
+    signal: new AbortController().signal,
+  };
+}
+
+const key = (r: { date: string; rating: number; text: string | null }) =>
+  JSON.stringify([r.date, r.rating, r.text]);
+const sorted = (rs: { date: string; rating: number; text: string | null }[]) => rs.map(key).sort();
+
+beforeAll(async () => {
+  sim = await startSimulator({ fragrances: 120, seed: 3 });
+  client = new FragranceClient({ baseUrl: sim.url, apiKey: 'sim-key', onCall: () => void calls++ });
+});
+afterAll(async () => {
+  await client.close();
+  await sim.close();
+});
+
+/** A fragrance with at least `min` reviews, from the ground truth. */
+function fragranceWith(min: number): string {
+  const t = sim.groundTruth();
+  const hit = Object.entries(t.reviews).find(([, rs]) => rs.length >= min);
+  if (!hit) throw new Error(`no fragrance with ${min} reviews in the catalogue`);
+  return hit[0];
+}
+
+describe('fragranceReviews job', () => {
+  it('reads every page into the exact multiset, duplicates kept', async () => {
+    const id = fragranceWith(120);
+    const result = await fragranceReviews(context(settings()), { id, knownTotal: null, knownCount: null });
+    const item = result.items[0] as ReviewsItem;
+    expect(item.mode).toBe('replace');
+    expect(sorted(item.reviews)).toEqual(sorted(sim.groundTruth().reviews[id] ?? []));
+    expect(item.total).toBe(item.reviews.length);
+  });
+
+  it('stays exact when reviews arrive between page requests (shifted pages)', async () => {
+    const id = fragranceWith(160);
+    const result = await fragranceReviews(
+      context(settings(), (page) => {
+        // New reviews land at the top while we are on pages 2 and 3: items shift down.
+        if (page === 2) sim.addReviews(id, 3);
+        if (page === 3) sim.addReviews(id, 7);
+      }),
+      { id, knownTotal: null, knownCount: null },
+    );
+    const item = result.items[0] as ReviewsItem;
+    const truth = sim.groundTruth().reviews[id] ?? [];
+    expect(item.total).toBe(truth.length);
+    expect(sorted(item.reviews)).toEqual(sorted(truth));
+  });
+
+  it('reads only the new reviews at the top when the stored total is known', async () => {
+    const id = fragranceWith(60);
+    const before = sim.groundTruth().reviews[id]?.length ?? 0;
+    sim.addReviews(id, 4);
+    const callsBefore = calls;
+    const result = await fragranceReviews(context(settings()), {
+      id,
+      knownTotal: before,
+      knownCount: before,
+    });
+    const item = result.items[0] as ReviewsItem;
+    expect(calls - callsBefore).toBe(1);
+    expect(item.mode).toBe('prepend');
+    expect(item.total).toBe(before + 4);
+    expect(sorted(item.reviews)).toEqual(sorted((sim.groundTruth().reviews[id] ?? []).slice(0, 4)));
+  });
+
+  it('keeps only the newest N in newest mode', async () => {
+    const id = fragranceWith(80);
+    const result = await fragranceReviews(context(settings('newest', 30)), {
+      id,
+      knownTotal: null,
+      knownCount: null,
+    });
+    const item = result.items[0] as ReviewsItem;
+    expect(item.reviews).toHaveLength(30);
+    expect(sorted(item.reviews)).toEqual(sorted((sim.groundTruth().reviews[id] ?? []).slice(0, 30)));
+  });
+});

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
+import { Frontier } from '../../src/sync/frontier.ts';
+import type { SyncState } from '../../src/warehouse/state-types.ts';
+
+const config = loadConfig({ flags: {}, env: {} });
+const start = new Date('2026-03-01T00:00:00Z');
+
+function state(over: Partial<SyncState> = {}): SyncState {
+  return {
+    cycleStart: null,
+    lastCompletedRun: null,
+    items: [],
+    walks: [],
+    reviewTotals: new Map(),
+    similarCounts: new Map(),
+    brandCatalogueSizes: new Map(),
+    ...over,
+  };
+}
+
+const kinds = (jobs: { kind: string }[]) => jobs.map((j) => j.kind).sort();
+
+describe('Frontier', () => {
+  it('starts an empty warehouse with the walks only', () => {
+    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    expect(kinds(f.initialJobs())).toEqual(['accords', 'charts', 'fragrancesPage', 'notesPage']);
+  });
+
+  it('opens a fragrance with its profile, and its other datasets once the profile is fetched', () => {
+    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const first = f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'a/b', source: 'list' }]);
+    expect(kinds(first.jobs)).toEqual(['fragranceProfile']);
+    const second = f.absorb([
+      { kind: 'fetched', entity: 'fragrance', key: 'a/b', dataset: 'profile' },
+      { kind: 'discovered', entity: 'brand', key: 'a', source: 'profile' },
+    ]);
+    expect(kinds(second.jobs)).toEqual([
+      'brand',
+      'brandCatalogue',
+      'fragranceReviews',
+      'fragranceSimilar',
+      'fragranceWearing',
+    ]);
+  });
+
+  it('drops discoveries of known entities (and does not persist them again)', () => {
+    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'x', source: 'list' }]);
+    const again = f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'x', source: 'similar' }]);
+    expect(again.jobs).toEqual([]);
+    expect(again.keep).toEqual([]);
+  });
+
+  it('a removed fragrance (404 on its profile) opens nothing more', () => {
+    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'gone', source: 'list' }]);
+    f.markRemoved('fragrance', ['gone']);
+    expect(
+      f.absorb([{ kind: 'fetched', entity: 'fragrance', key: 'gone', dataset: 'profile' }]).jobs,
+    ).toEqual([]);
+  });
+
+  it('resumes an open cycle: only unread pages and unfetched datasets are owed', () => {
+    const cycleStart = '2026-02-28T00:00:00.000Z';
+    const at = '2026-02-28T01:00:00.000Z';
+    const f = new Frontier(
+      state({
+        cycleStart,
+        walks: [
+          { walk: 'fragrances@1', page: 1, total: 120, done: true, at },
+          { walk: 'fragrances@2', page: 2, total: 120, done: true, at },
+          { walk: 'notes@1', page: 1, total: 10, done: true, at },
+          { walk: 'accords', page: 2, total: 90, done: true, at },
+          { walk: 'charts', page: 1, total: 3, done: true, at: '2026-02-01T00:00:00.000Z' },
+        ],
+        items: [
+          {
+            entity: 'fragrance',
+            key: 'done',
+            firstSeen: at,
+            fetched: { profile: at, similar: at, wearing: at, reviews: at },
+            lastChanged: null,
+            removed: false,
+          },
+          {
+            entity: 'fragrance',
+            key: 'half',
+            firstSeen: at,
+            fetched: { profile: at, similar: at },
+            lastChanged: null,
+            removed: false,
+          },
+          {
+            entity: 'fragrance',
+            key: 'old',
+            firstSeen: at,
+            fetched: { profile: '2026-01-01T00:00:00.000Z' },
+            lastChanged: null,
+            removed: false,
+          },
+        ],
+      }),
+      config.datasets,
+      start,
+      new Map([['half', 7]]),
+      new Map([['half', 7]]),
+    );
+    const jobs = f.initialJobs();
+    const pages = jobs
+      .filter((j) => j.kind === 'fragrancesPage')
+      .map((j) => (j.payload as { page: number }).page);
+    expect(pages).toEqual([3]);
+    // charts were read before this cycle began: owed again; accords and notes are done.
+    expect(
+      kinds(
+        jobs.filter(
+          (j) =>
+            !['fragranceProfile', 'fragranceReviews', 'fragranceWearing', 'fragrancesPage'].includes(j.kind),
+        ),
+      ),
+    ).toEqual(['charts']);
+    const reviews = jobs.find((j) => j.kind === 'fragranceReviews');
+    expect(reviews?.payload).toEqual({ id: 'half', knownTotal: 7, knownCount: 7 });
+    expect(
+      jobs.some((j) => j.kind === 'fragranceWearing' && (j.payload as { id: string }).id === 'half'),
+    ).toBe(true);
+    expect(
+      jobs.some((j) => j.kind === 'fragranceProfile' && (j.payload as { id: string }).id === 'old'),
+    ).toBe(true);
+    expect(jobs.some((j) => (j.payload as { id?: string }).id === 'done')).toBe(false);
+  });
+
+  it('schedules a job once per run, whatever names it', () => {
+    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const a = f.follow([{ kind: 'fragrancesPage', payload: { page: 2 }, priority: 1 }]);
+    const b = f.follow([{ kind: 'fragrancesPage', payload: { page: 2 }, priority: 1 }]);
+    expect(a).toHaveLength(1);
+    expect(b).toHaveLength(0);
+  });
+});
