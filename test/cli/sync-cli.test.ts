@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { Simulator } from '../../src/simulator/types.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));
+const run = promisify(execFile);
+
+async function fragsync(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+let sim: Simulator;
+let dir: { path: string; cleanup(): Promise<void> };
+beforeAll(async () => {
+  sim = await startSimulator({ fragrances: 30, keys: ['good-key-123'] });
+  dir = await tempDir();
+});
+afterAll(async () => {
+  await sim.close();
+  await dir.cleanup();
+});
+
+describe('fragsync sync on the command line', () => {
+  it('refuses to guess the service address', async () => {
+    const r = await fragsync(['sync', '--db', join(dir.path, 'a.duckdb')], { FRAGSYNC_API_KEY: 'k' });
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(/baseUrl is required/);
+  });
+
+  it('names the bad key and where it was read from, in one line', async () => {
+    const r = await fragsync(['sync', '--base-url', sim.url, '--max-cents', 'lots'], {
+      FRAGSYNC_API_KEY: 'k',
+    });
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/maxCentsPerRun.*--max-cents/);
+  });
+
+  it('asks for the key in the environment', async () => {
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', join(dir.path, 'b.duckdb')]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(/FRAGSYNC_API_KEY/);
+  });
+
+  it('stops at once on a refused key, exit 6, without printing the key', async () => {
+    const secret = 'wrong-key-9f8e7d';
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', join(dir.path, 'c.duckdb')], {
+      FRAGSYNC_API_KEY: secret,
+    });
+    expect(r.code).toBe(EXIT.unauthorized);
+    expect(r.stderr).toMatch(/401|unauthori[sz]ed/i);
+    expect(r.stdout + r.stderr).not.toContain(secret);
+  });
+
+  it('completes a sync with exit 0 and prints the summary', async () => {
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', join(dir.path, 'd.duckdb')], {
+      FRAGSYNC_API_KEY: 'good-key-123',
+    });
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.stdout).toMatch(/completed/);
+    expect(r.stdout).toMatch(/cost ratio: 1\.0\d\d/);
+    expect(r.stdout + r.stderr).not.toContain('good-key-123');
+    const q = await fragsync([
+      'query',
+      'SELECT count(*) AS n FROM fragrances',
+      '--db',
+      join(dir.path, 'd.duckdb'),
+      '--json',
+    ]);
+    expect(JSON.parse(q.stdout.trim())).toEqual({ n: 30 });
+  });
+});
