@@ -21,7 +21,7 @@ import { BIN } from '../helpers/worker-process.ts';
  * fetched (and paid) again.
  */
 
-const CATALOGUE = { fragrances: 80, seed: 51 };
+const CATALOGUE = { fragrances: 60, seed: 51 };
 const CONCURRENCY = 4;
 const KILLS = 3;
 
