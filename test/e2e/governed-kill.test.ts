@@ -10,6 +10,7 @@ import {
   expectMirror,
   jitterConfig,
   queryWarehouse,
+  repeatBound,
 } from '../helpers/governed.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { BIN } from '../helpers/worker-process.ts';
@@ -111,18 +112,8 @@ describe('governed sync: killed processes', () => {
       );
       expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
 
-      // Bound: a kill loses the jobs in flight, at most CONCURRENCY of them, each with the
-      // calls it had made (everything a job had returned was journaled). A job makes one
-      // call, except reviews and brand catalogues (one per page of 50): so per kill at most
-      // the calls of the CONCURRENCY largest jobs of this catalogue.
-      const truth = sim.groundTruth();
-      const pages = (n: number) => Math.max(1, Math.ceil(n / 50));
-      const jobSizes = [
-        ...Object.values(truth.reviews).map((r) => pages(r.length)),
-        ...Object.values(truth.brandCatalogues).map((b) => pages(b.length)),
-      ].sort((x, y) => y - x);
-      const perKill = jobSizes.slice(0, CONCURRENCY).reduce((sum, n) => sum + n, 0);
-      const bound = KILLS * perKill;
+      // Bound (repeatBound): per kill, the calls of the CONCURRENCY largest jobs.
+      const bound = KILLS * repeatBound(sim, CONCURRENCY);
       const dup = callsWithStatus(sim, 200) - clean.calls;
       expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
       expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(bound);

@@ -86,7 +86,7 @@ describe('governed sync: daily quota', () => {
   });
 
   it('survives another application draining the pool mid-run: a 429 before the reserve, pause, resume, nothing lost', async () => {
-    const sim = await startSimulator({ fragrances: 40, seed: 22, daySeconds: 3 });
+    const sim = await startSimulator({ fragrances: 40, seed: 22, daySeconds: 4 });
     try {
       const dbPath = join(dir.path, 'drain.duckdb');
       const logs = new LogWatch();

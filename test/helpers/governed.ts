@@ -71,6 +71,22 @@ export async function cleanRunCalls(
   }
 }
 
+/**
+ * The most paid calls an interruption can make a sync repeat: the jobs in flight (at most
+ * `inFlight`) lose the calls they had made; everything returned before was journaled (or
+ * loaded). A job makes one call, except reviews and brand catalogues (one per page of 50),
+ * so the worst case is the `inFlight` largest jobs of the catalogue, all nearly done.
+ */
+export function repeatBound(sim: Simulator, inFlight: number): number {
+  const truth = sim.groundTruth();
+  const pages = (n: number) => Math.max(1, Math.ceil(n / 50));
+  const sizes = [
+    ...Object.values(truth.reviews).map((r) => pages(r.length)),
+    ...Object.values(truth.brandCatalogues).map((b) => pages(b.length)),
+  ].sort((x, y) => y - x);
+  return sizes.slice(0, inFlight).reduce((sum, n) => sum + n, 0);
+}
+
 /** Rows of one query against a closed warehouse file. */
 export async function queryWarehouse<T>(dbPath: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
