@@ -60,7 +60,7 @@ export class Loader {
         await c.run('BEGIN TRANSACTION');
         try {
           if (plan.sql) await c.run(plan.sql);
-          const counts = await this.count(c, plan.writes);
+          const counts = await this.count(c, plan.writes, loadedAt);
           await c.run('COMMIT');
           this.filled = plan.filled;
           return { counts, invalidItems };
@@ -77,11 +77,17 @@ export class Loader {
   }
 
   /** Rows per table carrying this batch's load time; tables no statement wrote are 0 without a scan. */
-  private async count(c: DuckDBConnection, writes: ReadonlySet<string>): Promise<Record<string, number>> {
+  private async count(
+    c: DuckDBConnection,
+    writes: ReadonlySet<string>,
+    loadedAt: Date,
+  ): Promise<Record<string, number>> {
     const counts = Object.fromEntries(this.countArms.map((a) => [a.key, 0]));
     const arms = this.countArms.filter((a) => writes.has(a.table));
     if (arms.length === 0) return counts;
-    const counted = await rows<{ t: string; n: number }>(c, arms.map((a) => a.sql).join('\nUNION ALL '));
+    const counted = await rows<{ t: string; n: number }>(c, arms.map((a) => a.sql).join('\nUNION ALL '), [
+      loadedAt.toISOString(),
+    ]);
     for (const r of counted) counts[r.t] = Number(r.n);
     return counts;
   }
