@@ -4,6 +4,7 @@ import { brandCatalogue } from './brand-catalogue.ts';
 import { brand } from './brand.ts';
 import { chart } from './chart.ts';
 import { charts } from './charts.ts';
+import { fragranceEnrich } from './fragrance-enrich.ts';
 import { fragranceProfile } from './fragrance-profile.ts';
 import { fragranceReviews } from './fragrance-reviews.ts';
 import { fragranceSimilar } from './fragrance-similar.ts';
@@ -29,6 +30,7 @@ export const PROCESSORS: { [K in JobKind]: Processor<K> } = {
   fragranceWearing,
   fragranceReviews,
   reviewDigest,
+  fragranceEnrich,
   brand,
   brandCatalogue,
   perfumer,

@@ -26,6 +26,8 @@ export interface JobPayloads {
   /** Reviews of one fragrance; knownTotal enables the incremental read of only the new ones. */
   fragranceReviews: { id: string; knownTotal: number | null; knownCount: number | null };
   reviewDigest: { id: string };
+  /** Similar list and reviews in one call, when quota binds and both lists are known to be short. */
+  fragranceEnrich: { id: string };
   brand: { slug: string };
   /** A brand's exhaustive catalogue, all pages. */
   brandCatalogue: { slug: string };

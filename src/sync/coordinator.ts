@@ -100,7 +100,15 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         )
       ).map((r) => [r.id, Number(r.n)]),
     );
-    const frontier = new Frontier(state, config.datasets, started, reviewCounts, state.reviewTotals);
+    const frontier = new Frontier(
+      state,
+      config.datasets,
+      started,
+      reviewCounts,
+      state.reviewTotals,
+      config.objective,
+      state.similarCounts,
+    );
     const load = new LoadStage(warehouse, config.dbPath, runId, {
       batchItems: config.loader.batchItems,
       flushMs: config.loader.flushMs,

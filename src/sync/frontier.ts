@@ -1,6 +1,8 @@
 import { job, jobId, PRIORITY } from '../../jobs/job-id.ts';
 import type { JobSpec } from '../../jobs/types.ts';
 import { MAX_PAGE_SIZE } from '../api/endpoints.ts';
+import type { Objective } from '../config/index.ts';
+import { enrichPays } from '../plan/cost-model.ts';
 import type { Config } from '../config/index.ts';
 import type { ProgressMark } from '../warehouse/rows.ts';
 import type { Dataset, EntityKind, SyncState } from '../warehouse/state-types.ts';
@@ -10,6 +12,9 @@ import type { Dataset, EntityKind, SyncState } from '../warehouse/state-types.ts
  * runs to a fixed point: every entity any response names gets its datasets fetched once per
  * cycle; what the warehouse says was fetched since the cycle began is never paid for again.
  */
+/** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
+const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
+
 /** Fragrance and note list pages are read at the largest page size, 50. */
 const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
 
@@ -32,6 +37,8 @@ export class Frontier {
     runStart: Date,
     private readonly reviewCounts: Map<string, number>,
     private readonly reviewTotals: Map<string, number>,
+    private readonly objective: Objective = 'cents',
+    private readonly similarCounts: Map<string, number> = new Map(),
   ) {
     this.cycleStart = state.cycleStart ?? runStart.toISOString();
     for (const item of state.items) {
@@ -132,9 +139,12 @@ export class Frontier {
       case 'fragrance': {
         if (d.fragrances && need('profile')) return [job('fragranceProfile', { id: key }, PRIORITY.profile)];
         const jobs: JobSpec[] = [];
-        if (d.similar && need('similar')) jobs.push(job('fragranceSimilar', { id: key }, PRIORITY.detail));
+        const viaEnrich = this.enrichPays(key, need('similar'), need('reviews'));
+        if (viaEnrich) jobs.push(job('fragranceEnrich', { id: key }, PRIORITY.detail));
+        if (d.similar && need('similar') && !viaEnrich)
+          jobs.push(job('fragranceSimilar', { id: key }, PRIORITY.detail));
         if (d.wearing && need('wearing')) jobs.push(job('fragranceWearing', { id: key }, PRIORITY.detail));
-        if (d.reviews.mode !== 'none' && need('reviews')) {
+        if (d.reviews.mode !== 'none' && need('reviews') && !viaEnrich) {
           const all = d.reviews.mode === 'all';
           const knownTotal = all ? (this.reviewTotals.get(key) ?? null) : null;
           const knownCount = all ? (this.reviewCounts.get(key) ?? null) : null;
@@ -165,6 +175,19 @@ export class Frontier {
   /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
   follow(jobs: JobSpec[]): JobSpec[] {
     return this.fresh(jobs);
+  }
+
+  /**
+   * The cost model's rule (src/plan/cost-model.ts enrichPays): only under the calls objective,
+   * only for slug-style ids (enrich takes no other), and only when the previous sync showed
+   * both lists short enough for enrich's cap of 20.
+   */
+  private enrichPays(id: string, similar: boolean, reviews: boolean): boolean {
+    const d = this.datasets;
+    if (!similar || !reviews || !d.similar || d.reviews.mode !== 'all' || !SLUG_ID.test(id)) return false;
+    const need = { profile: false, similar: true, wearing: false, reviewPages: 1, reviewDigest: false };
+    const known = { similarCount: this.similarCounts.get(id), reviewTotal: this.reviewTotals.get(id) };
+    return enrichPays(need, known, this.objective);
   }
 
   private fresh(jobs: JobSpec[]): JobSpec[] {
