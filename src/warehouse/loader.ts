@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { appendRows, rows, toWarehouseError, type Db } from './db.ts';
 import { parseCounts, parseMerge, planBatch, type CountArm, type MergeStatement } from './merge-plan.ts';
 import type { LoadBatch } from './rows.ts';
+import { StoredKeys } from './stored-keys.ts';
 import { sqlFile, sqlFiles } from './sql-files.ts';
 import { stageBatch } from './stage-rows.ts';
 import { STAGING_TABLES, columnTypes, stagingDdl, type StagingTable } from './staging.ts';
@@ -22,6 +23,7 @@ export class Loader {
   private dirtyStaging = new Set<StagingTable>();
   /** Work tables (w_*) that may still hold an earlier batch's rows. */
   private filled = new Set<string>();
+  private stored: StoredKeys | null = null;
 
   constructor(private readonly db: Db) {}
 
@@ -32,6 +34,7 @@ export class Loader {
     // Every work table exists from the start, so a statement may read one a batch skipped.
     const creates = this.merges.filter((m) => m.creates !== null).map((m) => `${m.sql};`);
     await this.db.run(creates.join('\n'));
+    this.stored = await this.db.exclusive((c) => StoredKeys.read(c));
   }
 
   /**
@@ -53,7 +56,7 @@ export class Loader {
         if (this.dirtyStaging.size > 0) await c.run(stagingDdl([...this.dirtyStaging]));
         this.dirtyStaging = new Set(STAGING_TABLES.filter((t) => staged[t].length > 0));
         for (const t of this.dirtyStaging) await appendRows(c, t, columnTypes(t), staged[t]);
-        const plan = planBatch(this.merges, nonEmpty, this.filled);
+        const plan = planBatch(this.merges, nonEmpty, this.filled, this.stored?.skippable(staged));
         // Until the transaction settles, assume every work table may hold rows.
         const before = this.filled;
         this.filled = new Set(this.merges.flatMap((m) => (m.creates ? [m.creates] : [])));
@@ -63,6 +66,7 @@ export class Loader {
           const counts = await this.count(c, plan.writes, loadedAt);
           await c.run('COMMIT');
           this.filled = plan.filled;
+          this.stored?.record(staged);
           return { counts, invalidItems };
         } catch (err) {
           await c.run('ROLLBACK');

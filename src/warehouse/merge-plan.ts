@@ -48,11 +48,13 @@ export interface BatchPlan {
  * nothing, so it is skipped (a batch of reviews does not run the brand or removal merges).
  * A work table is still re-created when it may hold the rows of an earlier batch, so a
  * statement that runs never reads stale rows. `filled` is the caller's record of those.
+ * `skip` drops statements the caller knows change nothing (see stored-keys.ts).
  */
 export function planBatch(
   statements: readonly MergeStatement[],
   nonEmptyStaging: ReadonlySet<string>,
   filled: ReadonlySet<string>,
+  skip: (st: MergeStatement) => boolean = () => false,
 ): BatchPlan {
   const live = new Set(nonEmptyStaging);
   const nextFilled = new Set<string>();
@@ -66,7 +68,7 @@ export function planBatch(
         nextFilled.add(st.creates);
       }
       if (needed || filled.has(st.creates)) run.push(st.sql);
-    } else if (needed) {
+    } else if (needed && !skip(st)) {
       run.push(st.sql);
       if (st.writes) writes.add(st.writes);
     }

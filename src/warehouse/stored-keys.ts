@@ -1,0 +1,60 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { rows } from './db.ts';
+import type { MergeStatement } from './merge-plan.ts';
+import type { StagedRows } from './stage-rows.ts';
+import type { StagingTable } from './staging.ts';
+
+/**
+ * Child lists replaced as a whole: `DELETE FROM table WHERE key IN (SELECT key FROM via)`,
+ * then insert. The DELETE scans the whole table, and in a first sync nearly every list is
+ * new, so it is skipped when no key of the batch can have rows. Keys come from column 1
+ * (`staging`'s key) of the staging table.
+ */
+const REPLACED: readonly { table: string; key: string; via: string; staging: StagingTable }[] = [
+  { table: 'fragrance_notes', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
+  { table: 'fragrance_accords', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
+  { table: 'similar_fragrances', key: 'fragrance_id', via: 'w_similar', staging: 'stg_similar_head' },
+  { table: 'wearing_moods', key: 'fragrance_id', via: 'w_wearing', staging: 'stg_wearing' },
+  { table: 'wearing_occasions', key: 'fragrance_id', via: 'w_wearing', staging: 'stg_wearing' },
+  { table: 'reviews', key: 'fragrance_id', via: 'w_review_replace', staging: 'stg_reviews_head' },
+  { table: 'brand_fragrances', key: 'brand_slug', via: 'w_catalogue', staging: 'stg_catalogue_head' },
+];
+
+/**
+ * A superset of the keys that have rows in each replaced table: read once when the
+ * warehouse opens, then every key a committed batch staged is added (rows only ever reach
+ * these tables through those staging tables). Removals never shrink it: a superset only
+ * costs a DELETE that finds nothing.
+ */
+export class StoredKeys {
+  private constructor(private readonly keys: Map<string, Set<string>>) {}
+
+  static async read(c: DuckDBConnection): Promise<StoredKeys> {
+    const keys = new Map<string, Set<string>>();
+    for (const r of REPLACED) {
+      const found = await rows<{ k: string }>(c, `SELECT DISTINCT ${r.key} AS k FROM ${r.table}`);
+      keys.set(r.table, new Set(found.map((x) => x.k)));
+    }
+    return new StoredKeys(keys);
+  }
+
+  /** The replace-DELETEs of this batch that certainly delete nothing. */
+  skippable(staged: StagedRows): (st: MergeStatement) => boolean {
+    const skip = new Set<string>();
+    for (const r of REPLACED) {
+      const have = this.keys.get(r.table);
+      if (have && !staged[r.staging].some((row) => have.has(row[1] as string)))
+        skip.add(`${r.table}<${r.via}`);
+    }
+    return (st) =>
+      st.sql.startsWith('DELETE') && st.reads.length === 1 && skip.has(`${st.writes}<${st.reads[0]}`);
+  }
+
+  /** After a commit: the batch's keys may now have rows. */
+  record(staged: StagedRows): void {
+    for (const r of REPLACED) {
+      const have = this.keys.get(r.table);
+      if (have) for (const row of staged[r.staging]) have.add(row[1] as string);
+    }
+  }
+}
