@@ -1,15 +1,19 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import type { LoadItem } from '../../src/warehouse/rows.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import { batch, count, freshWarehouse, profile } from './fixtures.ts';
 
 let wh: Warehouse;
+let path: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  ({ wh, cleanup } = await freshWarehouse());
+  ({ wh, path, cleanup } = await freshWarehouse());
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  await wh.close().catch(() => undefined);
+  await cleanup();
+});
 
 /** Contract columns only (lineage excluded), in a stable order, for before/after comparisons. */
 async function snapshot(w: Warehouse): Promise<Record<string, unknown[]>> {
@@ -228,6 +232,39 @@ describe('load', () => {
     expect(await wh.query(`SELECT fragrance_id FROM brand_fragrances`)).toEqual([{ fragrance_id: 'f9' }]);
     expect(await wh.query(`SELECT label, rank FROM wearing_moods`)).toEqual([{ label: 'bold', rank: 0 }]);
     expect(await count(wh, 'wearing_occasions')).toBe(0);
+  });
+
+  test('lists stored before a reopen are still replaced, not duplicated', async () => {
+    // The loader skips replace-DELETEs for keys it believes have no rows; after a reopen that
+    // belief is read back from the file.
+    await wh.load(batch(everyKind));
+    await wh.close();
+    wh = await Warehouse.open(path);
+    await wh.load(
+      batch([
+        profile('f1', { notes: { top: ['Yuzu'], middle: [], base: [] } }),
+        { kind: 'similar', fragranceId: 'f1', entries: [] },
+        { kind: 'reviews', fragranceId: 'f1', mode: 'replace', total: 1, reviews: [] },
+      ]),
+    );
+    expect(await wh.query(`SELECT note FROM fragrance_notes WHERE fragrance_id = 'f1'`)).toEqual([
+      { note: 'Yuzu' },
+    ]);
+    expect(await count(wh, 'similar_fragrances')).toBe(0);
+    expect(await count(wh, 'reviews', "fragrance_id = 'f1'")).toBe(0);
+  });
+
+  test('a batch of one shape after a batch of another reads none of its rows', async () => {
+    // Merges of empty staging tables are skipped; their work tables must not leak into later batches.
+    await wh.load(batch([profile('f1'), { kind: 'removal', entity: 'fragrance', keys: ['gone'] }]));
+    await wh.load(batch([{ kind: 'fragranceSummary', id: 'f2', name: 'Two', brand: 'B' }]));
+    await wh.load(batch([{ kind: 'fragranceSummary', id: 'f1', name: 'One again', brand: 'B' }]));
+    expect(await wh.query(`SELECT id, name, year FROM fragrances ORDER BY id`)).toEqual([
+      { id: 'f1', name: 'One again', year: 2001 },
+      { id: 'f2', name: 'Two', year: null },
+    ]);
+    expect(await count(wh, 'fragrance_notes')).toBe(6);
+    expect(await count(wh, 'removed_entities')).toBe(0);
   });
 
   test('score history: one row per observed change, none for an unchanged score', async () => {
