@@ -1,13 +1,13 @@
 -- Lists that replace what was stored for their key as a whole: similar lists, wearing
 -- stats with their moods and occasions, brand catalogues. The last list per key wins; a
--- label or id repeated inside one list keeps its first (best) rank.
+-- label or id repeated inside one list keeps its first (best) rank: staging (stage-rows.ts)
+-- already dropped the repeats, so no window is needed here.
 CREATE OR REPLACE TEMP TABLE w_similar AS
 SELECT * FROM stg_similar_head QUALIFY row_number() OVER (PARTITION BY fragrance_id ORDER BY seq DESC) = 1;
 DELETE FROM similar_fragrances WHERE fragrance_id IN (SELECT fragrance_id FROM w_similar);
 INSERT INTO similar_fragrances
 SELECT s.fragrance_id, s.similar_id, s.rank, s.similarity_score, batch_run(), batch_at()
-FROM stg_similar s SEMI JOIN w_similar w ON s.seq = w.seq
-QUALIFY row_number() OVER (PARTITION BY s.fragrance_id, s.similar_id ORDER BY s.rank) = 1;
+FROM stg_similar s SEMI JOIN w_similar w ON s.seq = w.seq;
 
 CREATE OR REPLACE TEMP TABLE w_wearing AS
 SELECT * FROM stg_wearing QUALIFY row_number() OVER (PARTITION BY fragrance_id ORDER BY seq DESC) = 1;
@@ -20,18 +20,16 @@ DELETE FROM wearing_moods WHERE fragrance_id IN (SELECT fragrance_id FROM w_wear
 INSERT INTO wearing_moods
 SELECT l.fragrance_id, l.label, l.rank, l.score, batch_run(), batch_at()
 FROM stg_wearing_label l SEMI JOIN w_wearing w ON l.seq = w.seq
-WHERE l.kind = 'mood'
-QUALIFY row_number() OVER (PARTITION BY l.fragrance_id, l.label ORDER BY l.rank) = 1;
+WHERE l.kind = 'mood';
 DELETE FROM wearing_occasions WHERE fragrance_id IN (SELECT fragrance_id FROM w_wearing);
 INSERT INTO wearing_occasions
 SELECT l.fragrance_id, l.label, l.rank, l.score, batch_run(), batch_at()
 FROM stg_wearing_label l SEMI JOIN w_wearing w ON l.seq = w.seq
-WHERE l.kind = 'occasion'
-QUALIFY row_number() OVER (PARTITION BY l.fragrance_id, l.label ORDER BY l.rank) = 1;
+WHERE l.kind = 'occasion';
 
 CREATE OR REPLACE TEMP TABLE w_catalogue AS
 SELECT * FROM stg_catalogue_head QUALIFY row_number() OVER (PARTITION BY brand_slug ORDER BY seq DESC) = 1;
 DELETE FROM brand_fragrances WHERE brand_slug IN (SELECT brand_slug FROM w_catalogue);
 INSERT INTO brand_fragrances
-SELECT DISTINCT c.brand_slug, c.fragrance_id, batch_run(), batch_at()
+SELECT c.brand_slug, c.fragrance_id, batch_run(), batch_at()
 FROM stg_catalogue c SEMI JOIN w_catalogue w ON c.seq = w.seq;

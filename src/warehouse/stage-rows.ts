@@ -42,6 +42,23 @@ function callKey(runId: string, fields: Cell[], occurrences: Map<string, number>
   return createHash('sha1').update(`${base}#${n}`).digest('hex');
 }
 
+/**
+ * A key repeated inside one list keeps its first (best) entry and that entry's index: the
+ * tables' primary keys allow one row per key. Done here, per item, instead of a window in SQL.
+ */
+function firstOf<T>(list: readonly T[], key: (e: T) => string): [T, number][] {
+  const seen = new Set<string>();
+  const out: [T, number][] = [];
+  list.forEach((e, i) => {
+    const k = key(e);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push([e, i]);
+    }
+  });
+  return out;
+}
+
 function stageItem(
   out: StagedRows,
   item: LoadItem,
@@ -74,17 +91,17 @@ function stageItem(
       return;
     case 'similar':
       out.stg_similar_head.push([seq, item.fragranceId]);
-      item.entries.forEach((e, i) =>
+      firstOf(item.entries, (e) => e.id).forEach(([e, i]) =>
         out.stg_similar.push([seq, item.fragranceId, e.id, i, e.similarityScore]),
       );
       return;
     case 'wearing': {
       const s = item.seasons;
       out.stg_wearing.push([seq, item.fragranceId, s.spring, s.summer, s.fall, s.winter]);
-      item.moods.forEach((m, i) =>
+      firstOf(item.moods, (m) => m.label).forEach(([m, i]) =>
         out.stg_wearing_label.push([seq, item.fragranceId, 'mood', m.label, i, m.score]),
       );
-      item.occasions.forEach((m, i) =>
+      firstOf(item.occasions, (m) => m.label).forEach(([m, i]) =>
         out.stg_wearing_label.push([seq, item.fragranceId, 'occasion', m.label, i, m.score]),
       );
       return;
@@ -98,7 +115,8 @@ function stageItem(
       return;
     case 'brandCatalogue':
       out.stg_catalogue_head.push([seq, item.brandSlug]);
-      for (const f of item.fragrances) out.stg_catalogue.push([seq, item.brandSlug, f.id]);
+      for (const [f] of firstOf(item.fragrances, (f) => f.id))
+        out.stg_catalogue.push([seq, item.brandSlug, f.id]);
       return;
     case 'perfumer':
       out.stg_perfumer.push([seq, item.slug, item.name, item.nationality, item.bio]);

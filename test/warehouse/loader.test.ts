@@ -234,6 +234,44 @@ describe('load', () => {
     expect(await count(wh, 'wearing_occasions')).toBe(0);
   });
 
+  test('a key repeated inside one list keeps its first entry and rank', async () => {
+    const e = (id: string, score: number) => ({ id, name: id, brand: 'B', similarityScore: score });
+    await wh.load(
+      batch([
+        { kind: 'similar', fragranceId: 'f1', entries: [e('f2', 0.9), e('f3', 0.8), e('f2', 0.1)] },
+        {
+          kind: 'wearing',
+          fragranceId: 'f1',
+          seasons: { spring: 1, summer: 0, fall: 0, winter: 0 },
+          moods: [
+            { label: 'calm', score: 0.7 },
+            { label: 'calm', score: 0.2 },
+          ],
+          occasions: [{ label: 'calm', score: 0.5 }],
+        },
+        {
+          kind: 'brandCatalogue',
+          brandSlug: 'b',
+          fragrances: [
+            { id: 'f1', name: 'One' },
+            { id: 'f1', name: 'One' },
+          ],
+        },
+      ]),
+    );
+    expect(
+      await wh.query(`SELECT similar_id, rank, similarity_score FROM similar_fragrances ORDER BY rank`),
+    ).toEqual([
+      { similar_id: 'f2', rank: 0, similarity_score: 0.9 },
+      { similar_id: 'f3', rank: 1, similarity_score: 0.8 },
+    ]);
+    expect(await wh.query(`SELECT label, rank, score FROM wearing_moods`)).toEqual([
+      { label: 'calm', rank: 0, score: 0.7 },
+    ]);
+    expect(await count(wh, 'wearing_occasions')).toBe(1);
+    expect(await count(wh, 'brand_fragrances')).toBe(1);
+  });
+
   test('lists stored before a reopen are still replaced, not duplicated', async () => {
     // The loader skips replace-DELETEs for keys it believes have no rows; after a reopen that
     // belief is read back from the file.
