@@ -13,6 +13,7 @@ FROM (
 )
 GROUP BY entity, key;
 
+-- empty unless: stg_removal
 CREATE OR REPLACE TEMP TABLE w_removal AS
 SELECT r.entity, r.key
 FROM (SELECT entity, key, max(seq) AS seq FROM stg_removal GROUP BY entity, key) r

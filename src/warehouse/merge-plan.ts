@@ -15,19 +15,20 @@ const BATCH_TABLE = /\b(stg_[a-z_]+|w_[a-z_]+)\b/g;
 const CREATES = /^CREATE OR REPLACE TEMP TABLE (w_[a-z_]+)\b/;
 const WRITES = /^(?:INSERT INTO|UPDATE|DELETE FROM)\s+([a-z_]+)\b/;
 
-/** Splits merge files into statements. Comments go; no statement has a `;` inside a literal. */
+/** Splits merge files into statements (no statement has a `;` at a line end inside a literal). */
 export function parseMerge(files: readonly SqlFile[]): MergeStatement[] {
   return files.flatMap((f) =>
     f.sql
-      .replace(/--[^\n]*/g, '')
-      .split(/;\s*(?:\n|$)/)
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0)
-      .map((sql) => {
+      .split(/;[ \t]*(?:\n|$)/)
+      .map((chunk) => ({ chunk, sql: chunk.replace(/--[^\n]*/g, '').trim() }))
+      .filter(({ sql }) => sql.length > 0)
+      .map(({ chunk, sql }) => {
         const creates = CREATES.exec(sql)?.[1] ?? null;
-        const reads = [...new Set(sql.match(BATCH_TABLE) ?? [])].filter(
-          (t) => t !== creates && t !== 'stg_batch',
-        );
+        // `-- empty unless: t1, t2` narrows the inputs that can give the statement rows (a
+        // table it only LEFT JOINs or ANTI JOINs cannot).
+        const driven = /--\s*empty unless:\s*([a-z_, ]+)/.exec(chunk)?.[1];
+        const all = driven ? driven.split(',').map((t) => t.trim()) : (sql.match(BATCH_TABLE) ?? []);
+        const reads = [...new Set(all)].filter((t) => t !== creates && t !== 'stg_batch');
         const writes = creates ? null : (WRITES.exec(sql)?.[1] ?? null);
         return { sql, creates, reads, writes };
       }),
