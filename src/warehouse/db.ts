@@ -1,4 +1,14 @@
-import { DuckDBInstance, DuckDBTypeId, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  BOOLEAN,
+  DOUBLE,
+  DuckDBDataChunk,
+  DuckDBInstance,
+  DuckDBTypeId,
+  INTEGER,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { FragsyncError, type ErrorContext } from '../errors.ts';
 
 /** A failure of the warehouse file: locked, unreadable, full disk or a failed statement. */
@@ -120,10 +130,17 @@ export async function rows<T>(conn: DuckDBConnection, sql: string, params: DuckD
   return out as T[];
 }
 
-/** Rows per appender flush: bounds how long one synchronous append burst blocks the event loop. */
-const FLUSH_EVERY_ROWS = 20_000;
+/** Rows per event-loop yield: bounds how long one synchronous append burst blocks the event loop. */
+const YIELD_EVERY_ROWS = 20_000;
+/** DuckDB's vector size: the most rows one data chunk holds. */
+const CHUNK_ROWS = 2048;
+const DUCK_TYPES = { VARCHAR, INTEGER, DOUBLE, BOOLEAN } as const;
 
-/** Appends rows to a temp staging table with DuckDB's appender (the only fast insert path). */
+/**
+ * Appends rows to a temp staging table with DuckDB's appender (the only fast insert path),
+ * a data chunk of up to 2,048 rows at a time: columns are filled as whole vectors, which
+ * costs far fewer native calls than appending value by value.
+ */
 export async function appendRows(
   conn: DuckDBConnection,
   table: string,
@@ -131,22 +148,23 @@ export async function appendRows(
   data: readonly (readonly Cell[])[],
 ): Promise<void> {
   if (data.length === 0) return;
+  const duckTypes = types.map((t) => DUCK_TYPES[t]);
   const appender = await conn.createAppender(table, 'main', 'temp');
   try {
-    let sinceFlush = 0;
-    for (const row of data) {
-      for (let i = 0; i < types.length; i++) {
-        const v = row[i];
-        if (v === null || v === undefined) appender.appendNull();
-        else if (types[i] === 'VARCHAR') appender.appendVarchar(v as string);
-        else if (types[i] === 'INTEGER') appender.appendInteger(v as number);
-        else if (types[i] === 'DOUBLE') appender.appendDouble(v as number);
-        else appender.appendBoolean(v as boolean);
-      }
-      appender.endRow();
-      if (++sinceFlush >= FLUSH_EVERY_ROWS) {
+    let sinceYield = 0;
+    for (let off = 0; off < data.length; off += CHUNK_ROWS) {
+      const part = data.slice(off, off + CHUNK_ROWS);
+      const chunk = DuckDBDataChunk.create(duckTypes, part.length);
+      for (let col = 0; col < types.length; col++)
+        chunk.setColumnValues(
+          col,
+          part.map((row) => row[col] ?? null),
+        );
+      appender.appendDataChunk(chunk);
+      sinceYield += part.length;
+      if (sinceYield >= YIELD_EVERY_ROWS) {
         appender.flushSync();
-        sinceFlush = 0;
+        sinceYield = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
