@@ -1,8 +1,8 @@
 -- Rows the current batch wrote, per table: every row a batch inserts or replaces carries the
--- batch's load time (lineage columns, or the table's own time column). The time is the
--- parameter $1 (the load time, not batch_at()): a constant lets DuckDB skip row groups by their min/max,
--- so the count does not scan the older rows of large tables. The loader runs only the arms
--- of tables the batch's statements wrote.
+-- batch's load time (lineage columns, or the table's own time column). $1 is the load time;
+-- the loader inlines it as a literal (not batch_at()): a constant lets DuckDB skip row groups
+-- by their min/max, so the count does not scan the older rows of large tables. The loader
+-- runs only the arms of tables the batch's statements wrote.
 SELECT 'fragrances' AS t, count(*) AS n FROM fragrances WHERE _loaded_at = $1::TIMESTAMPTZ
 UNION ALL SELECT 'fragrance_notes', count(*) FROM fragrance_notes WHERE _loaded_at = $1::TIMESTAMPTZ
 UNION ALL SELECT 'fragrance_accords', count(*) FROM fragrance_accords WHERE _loaded_at = $1::TIMESTAMPTZ

@@ -1,6 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { appendRows, rows, toWarehouseError, type Db } from './db.ts';
-import { parseCounts, parseMerge, planBatch, type CountArm, type MergeStatement } from './merge-plan.ts';
+import {
+  parseCounts,
+  parseMerge,
+  planBatch,
+  type BatchPlan,
+  type CountArm,
+  type MergeStatement,
+} from './merge-plan.ts';
 import type { LoadBatch } from './rows.ts';
 import { StoredKeys } from './stored-keys.ts';
 import { sqlFile, sqlFiles } from './sql-files.ts';
@@ -60,16 +67,17 @@ export class Loader {
         // Until the transaction settles, assume every work table may hold rows.
         const before = this.filled;
         this.filled = new Set(this.merges.flatMap((m) => (m.creates ? [m.creates] : [])));
-        await c.run('BEGIN TRANSACTION');
         try {
-          if (plan.sql) await c.run(plan.sql);
-          const counts = await this.count(c, plan.writes, loadedAt);
+          // One round trip for the whole transaction body: every await is a turn of the event
+          // loop, which is busy with the fetch side while a sync runs.
+          const counts = await this.applyAndCount(c, plan, loadedAt);
           await c.run('COMMIT');
           this.filled = plan.filled;
           this.stored?.record(staged);
           return { counts, invalidItems };
         } catch (err) {
-          await c.run('ROLLBACK');
+          // A failed statement leaves the transaction open (aborted); a failed BEGIN leaves none.
+          await c.run('ROLLBACK').catch(() => undefined);
           // The rollback restored the work tables as they were before this batch.
           this.filled = before;
           throw err;
@@ -80,19 +88,26 @@ export class Loader {
     });
   }
 
-  /** Rows per table carrying this batch's load time; tables no statement wrote are 0 without a scan. */
-  private async count(
+  /**
+   * BEGIN, the planned merges, then the rows per table carrying this batch's load time, in
+   * one multi-statement call (its result is the last statement's). Tables no statement wrote
+   * are 0 without a scan. The load time is inlined as a literal (an ISO string we made).
+   */
+  private async applyAndCount(
     c: DuckDBConnection,
-    writes: ReadonlySet<string>,
+    plan: BatchPlan,
     loadedAt: Date,
   ): Promise<Record<string, number>> {
     const counts = Object.fromEntries(this.countArms.map((a) => [a.key, 0]));
-    const arms = this.countArms.filter((a) => writes.has(a.table));
-    if (arms.length === 0) return counts;
-    const counted = await rows<{ t: string; n: number }>(c, arms.map((a) => a.sql).join('\nUNION ALL '), [
-      loadedAt.toISOString(),
-    ]);
-    for (const r of counted) counts[r.t] = Number(r.n);
+    const arms = this.countArms.filter((a) => plan.writes.has(a.table));
+    const at = `'${loadedAt.toISOString()}'`;
+    const countSql = arms.map((a) => a.sql.replaceAll('$1', at)).join('\nUNION ALL ');
+    const body = ['BEGIN TRANSACTION;', plan.sql, countSql].filter((x) => x.length > 0).join('\n');
+    if (arms.length === 0) {
+      await c.run(body);
+      return counts;
+    }
+    for (const r of await rows<{ t: string; n: number }>(c, body)) counts[r.t] = Number(r.n);
     return counts;
   }
 }
