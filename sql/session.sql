@@ -7,4 +7,4 @@ CREATE OR REPLACE TEMP MACRO batch_at() AS (SELECT "at"::TIMESTAMPTZ FROM stg_ba
 -- A checkpoint rewrites the changed parts of the file and its indexes; at the default 16MB of
 -- WAL a full sync checkpoints inside many batches. Fewer, larger checkpoints cost far less in
 -- total; the WAL is as durable, and close() checkpoints anyway.
-SET checkpoint_threshold = '512MB';
+SET checkpoint_threshold = '256MB';
