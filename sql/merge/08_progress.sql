@@ -3,25 +3,25 @@ INSERT INTO sync_items (entity, key, first_seen, first_source, removed)
 SELECT entity, key, batch_at(), arg_min(source, seq), false FROM stg_mark_discovered GROUP BY entity, key
 ON CONFLICT (entity, key) DO UPDATE SET first_source = coalesce(sync_items.first_source, excluded.first_source);
 
-INSERT INTO sync_items (entity, key, first_seen, removed)
-SELECT DISTINCT entity, key, batch_at(), false FROM stg_mark_fetched
-ON CONFLICT (entity, key) DO NOTHING;
-
-UPDATE sync_items s SET
-  fetched_profile = CASE WHEN m.profile THEN batch_at() ELSE s.fetched_profile END,
-  fetched_similar = CASE WHEN m.similar THEN batch_at() ELSE s.fetched_similar END,
-  fetched_wearing = CASE WHEN m.wearing THEN batch_at() ELSE s.fetched_wearing END,
-  fetched_reviews = CASE WHEN m.reviews THEN batch_at() ELSE s.fetched_reviews END,
-  fetched_review_digest = CASE WHEN m.review_digest THEN batch_at() ELSE s.fetched_review_digest END,
-  fetched_catalogue = CASE WHEN m.catalogue THEN batch_at() ELSE s.fetched_catalogue END
-FROM (
-  SELECT entity, key,
-    bool_or(dataset = 'profile') AS profile, bool_or(dataset = 'similar') AS similar,
-    bool_or(dataset = 'wearing') AS wearing, bool_or(dataset = 'reviews') AS reviews,
-    bool_or(dataset = 'reviewDigest') AS review_digest, bool_or(dataset = 'catalogue') AS catalogue
-  FROM stg_mark_fetched GROUP BY entity, key
-) m
-WHERE s.entity = m.entity AND s.key = m.key;
+-- Fetched marks: one upsert (a new key gets its row and its fetch times at once); a dataset
+-- the batch did not fetch keeps its stored time.
+INSERT INTO sync_items (entity, key, first_seen, removed, fetched_profile, fetched_similar,
+  fetched_wearing, fetched_reviews, fetched_review_digest, fetched_catalogue)
+SELECT entity, key, batch_at(), false,
+  CASE WHEN bool_or(dataset = 'profile') THEN batch_at() END,
+  CASE WHEN bool_or(dataset = 'similar') THEN batch_at() END,
+  CASE WHEN bool_or(dataset = 'wearing') THEN batch_at() END,
+  CASE WHEN bool_or(dataset = 'reviews') THEN batch_at() END,
+  CASE WHEN bool_or(dataset = 'reviewDigest') THEN batch_at() END,
+  CASE WHEN bool_or(dataset = 'catalogue') THEN batch_at() END
+FROM stg_mark_fetched GROUP BY entity, key
+ON CONFLICT (entity, key) DO UPDATE SET
+  fetched_profile = coalesce(excluded.fetched_profile, sync_items.fetched_profile),
+  fetched_similar = coalesce(excluded.fetched_similar, sync_items.fetched_similar),
+  fetched_wearing = coalesce(excluded.fetched_wearing, sync_items.fetched_wearing),
+  fetched_reviews = coalesce(excluded.fetched_reviews, sync_items.fetched_reviews),
+  fetched_review_digest = coalesce(excluded.fetched_review_digest, sync_items.fetched_review_digest),
+  fetched_catalogue = coalesce(excluded.fetched_catalogue, sync_items.fetched_catalogue);
 
 INSERT INTO sync_walks
 SELECT walk, page, total, done, batch_at(), batch_run() FROM stg_mark_walk
