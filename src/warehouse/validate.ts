@@ -8,7 +8,9 @@ import type { LoadItem, QuarantineItem } from './rows.ts';
  * data: the warehouse's NOT NULL constraints check those, and a bad mark fails the batch.
  */
 const str = z.string();
-const num = z.number().refine(Number.isFinite, 'not a finite number');
+// zod 4's z.number() already refuses NaN and ±Infinity; a refine here would also take every
+// object schema off zod's compiled fast path (it cost ~60% of validation time).
+const num = z.number();
 const int = z.number().int();
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
 const instant = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO timestamp');

@@ -383,6 +383,15 @@ describe('load', () => {
     expect(JSON.parse(q!.raw)).toEqual(bad);
   });
 
+  test('a non-finite number makes an item invalid', async () => {
+    const r = await wh.load(
+      batch([profile('f1', { score: Number.POSITIVE_INFINITY }), profile('f2', { score: Number.NaN })]),
+    );
+    expect(r.invalidItems).toBe(2);
+    expect(await count(wh, 'fragrances')).toBe(0);
+    expect(await count(wh, 'quarantine', "endpoint = 'loader'")).toBe(2);
+  });
+
   test('a batch that fails mid-way writes neither rows nor progress', async () => {
     const badMark = { kind: 'walk', walk: 'notes', page: 2, total: null, done: false } as never;
     await expect(
