@@ -44,6 +44,7 @@ FROM stg_fragrance_accord a SEMI JOIN w_fragrance w ON a.seq = w.seq;
 -- Summaries (list pages, batch, trending) only carry name and brand: they create the row
 -- with NULL profile columns, or update name and brand, and never touch the rest. A summary
 -- older than a profile of the same batch has nothing newer to say.
+-- empty unless: stg_fragrance_summary
 CREATE OR REPLACE TEMP TABLE w_summary AS
 SELECT s.* FROM stg_fragrance_summary s
 ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = s.id
