@@ -62,7 +62,8 @@ export function planBatch(
   const writes = new Set<string>();
   const run: string[] = [];
   for (const st of statements) {
-    const needed = st.reads.some((t) => live.has(t));
+    // A statement that reads no batch table is not driven by the batch: it always runs.
+    const needed = st.reads.length === 0 || st.reads.some((t) => live.has(t));
     if (st.creates) {
       if (needed) {
         live.add(st.creates);
