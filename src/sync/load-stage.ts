@@ -20,7 +20,9 @@ export class LoadStage {
   private buffer: { items: LoadItem[]; progress: ProgressMark[] } = { items: [], progress: [] };
   private size = 0;
   private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
+  private writing: Promise<void> | null = null;
+  private draining = false;
+  private idleWaiters: (() => void)[] = [];
   private failure: unknown = null;
   readonly loaded: Record<string, number> = {};
 
@@ -77,21 +79,28 @@ export class LoadStage {
     for (const i of items) this.buffer.items.push(i);
     for (const p of progress) this.buffer.progress.push(p);
     this.size += items.length + progress.length;
-    if (this.size >= this.opts.batchItems) void this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.opts.flushMs);
+    if (this.writing) return; // the running write takes what accumulates when it ends
+    if (this.size >= this.opts.batchItems) this.startWrite();
+    else if (!this.timer) this.timer = setTimeout(() => this.startWrite(), this.opts.flushMs);
   }
 
-  /** Write what is buffered; resolves when everything added so far is committed. */
-  flush(): Promise<void> {
+  /**
+   * One transaction at a time. While it runs, results accumulate, and the next transaction
+   * takes all of them: when DuckDB is the slower side, batches grow by themselves and its
+   * fixed cost per transaction is paid less often (the journal keeps them safe meanwhile).
+   */
+  private startWrite(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.size === 0) return this.chain;
+    if (this.writing || this.size === 0 || this.failure) {
+      this.settleIdle();
+      return;
+    }
     const batch = this.buffer;
     const segment = this.journal.seal();
     this.buffer = { items: [], progress: [] };
     this.size = 0;
-    this.chain = this.chain.then(async () => {
-      if (this.failure) return;
+    this.writing = (async () => {
       try {
         const result = await this.warehouse.load({
           runId: this.runId,
@@ -106,8 +115,31 @@ export class LoadStage {
         this.failure = err;
         this.opts.log.error({ err }, 'warehouse write failed; results kept in the journal');
       }
+    })();
+    void this.writing.then(() => {
+      this.writing = null;
+      if (this.draining || this.size >= this.opts.batchItems) this.startWrite();
+      else if (this.size > 0 && !this.timer)
+        this.timer = setTimeout(() => this.startWrite(), this.opts.flushMs);
+      else this.settleIdle();
     });
-    return this.chain;
+  }
+
+  private settleIdle(): void {
+    if (this.writing || (this.size > 0 && !this.failure)) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Write what is buffered; resolves when everything added so far is committed (or a write failed). */
+  flush(): Promise<void> {
+    this.draining = true;
+    const done = new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (!this.writing) this.startWrite();
+    return done.then(() => {
+      this.draining = false;
+    });
   }
 
   /** Flush and report a write failure, if any. */
