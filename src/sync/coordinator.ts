@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { jobId } from '../../jobs/job-id.ts';
 import type { JobSettings, JobSpec } from '../../jobs/types.ts';
-import { FragranceClient } from '../api/client.ts';
+import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { Governor } from '../governor/types.ts';
@@ -12,6 +12,7 @@ import type { LoadItem } from '../warehouse/rows.ts';
 import { Warehouse, type RunStatus } from '../warehouse/warehouse.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
+import { clientFromConfig } from './runtime.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 
 export interface SyncDeps {
@@ -183,19 +184,12 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       }
     };
 
-    client = new FragranceClient({
+    client = clientFromConfig(config, {
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
       governor,
       onCall: (call) => recordCall(call, (orphan) => load.add([orphan], [])),
-      connections: config.http.connections,
-      connectTimeoutMs: config.http.connectTimeoutMs,
-      headersTimeoutMs: config.http.headersTimeoutMs,
-      bodyTimeoutMs: config.http.bodyTimeoutMs,
-      maxRetries: config.http.maxRetries,
-      retryBaseMs: config.http.retryBaseMs,
-      retryMaxMs: config.http.retryMaxMs,
-      logger: runLog,
+      log: runLog,
     });
     driver = await deps.makeDriver({
       runId,

@@ -1,5 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { FragranceClient } from '../api/client.ts';
+import type { ApiCallItem } from '../warehouse/rows.ts';
 import type { Config } from '../config/index.ts';
 import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
@@ -15,6 +17,33 @@ export function governorLimits(config: Config): GovernorLimits {
     maxCentsPerDay: config.budget.maxCentsPerDay,
     resumeJitterMs: config.quota.resumeJitterMs,
   };
+}
+
+/** The HTTP client as every process builds it from the config: same pool, timeouts and retries. */
+export function clientFromConfig(
+  config: Config,
+  opts: {
+    baseUrl: string;
+    apiKey: string;
+    governor: Governor;
+    onCall: (call: ApiCallItem) => void;
+    log: Logger;
+  },
+): FragranceClient {
+  return new FragranceClient({
+    baseUrl: opts.baseUrl,
+    apiKey: opts.apiKey,
+    governor: opts.governor,
+    onCall: opts.onCall,
+    connections: config.http.connections,
+    connectTimeoutMs: config.http.connectTimeoutMs,
+    headersTimeoutMs: config.http.headersTimeoutMs,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    maxRetries: config.http.maxRetries,
+    retryBaseMs: config.http.retryBaseMs,
+    retryMaxMs: config.http.retryMaxMs,
+    logger: opts.log,
+  });
 }
 
 export interface Runtime {

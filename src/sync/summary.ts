@@ -2,28 +2,8 @@ import { EXIT, type ExitCode } from '../cli/exit-codes.ts';
 import type { Config } from '../config/index.ts';
 import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
 import { owedWork } from '../plan/owed.ts';
+import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { RunStatus, Warehouse } from '../warehouse/warehouse.ts';
-
-/** Contract tables whose row counts the summary shows. */
-export const CONTRACT_TABLES = [
-  'fragrances',
-  'fragrance_notes',
-  'fragrance_accords',
-  'brands',
-  'brand_fragrances',
-  'perfumers',
-  'notes',
-  'accords',
-  'charts',
-  'chart_entries',
-  'reviews',
-  'similar_fragrances',
-  'wearing_stats',
-  'wearing_moods',
-  'wearing_occasions',
-  'sync_runs',
-  'api_calls',
-] as const;
 
 export interface SyncSummary {
   runId: string;

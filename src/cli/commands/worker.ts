@@ -1,9 +1,9 @@
-import { FragranceClient } from '../../api/client.ts';
+import type { FragranceClient } from '../../api/client.ts';
 import { oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import { recordCall } from '../../queue/execute.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
-import { connectRedis, governorLimits } from '../../sync/runtime.ts';
+import { clientFromConfig, connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -45,20 +45,13 @@ export async function run(argv: string[]): Promise<number> {
   const clientFor = (baseUrl: string) => {
     let c = clients.get(baseUrl);
     if (!c) {
-      c = new FragranceClient({
+      c = clientFromConfig(config, {
         baseUrl,
         apiKey,
         governor,
         onCall: (call) =>
           recordCall(call, () => log.error({ endpoint: call.endpoint }, 'call outside a job')),
-        connections: config.http.connections,
-        connectTimeoutMs: config.http.connectTimeoutMs,
-        headersTimeoutMs: config.http.headersTimeoutMs,
-        bodyTimeoutMs: config.http.bodyTimeoutMs,
-        maxRetries: config.http.maxRetries,
-        retryBaseMs: config.http.retryBaseMs,
-        retryMaxMs: config.http.retryMaxMs,
-        logger: log,
+        log,
       });
       clients.set(baseUrl, c);
     }
