@@ -49,8 +49,13 @@ export class Frontier {
         if (at && at >= this.cycleStart) this.done.add(`${ek}|${ds}`);
       }
     }
+    // Walks are the fresh-but-cheap work that finds new and removed items: a backfill that
+    // spans days walks the lists again on each new (UTC) day before its long tail, so the top
+    // of the mirror stays current while the rest fills. Detail datasets count for the cycle.
+    const today = `${runStart.toISOString().slice(0, 10)}T00:00:00.000Z`;
+    const walksSince = today > this.cycleStart ? today : this.cycleStart;
     for (const w of state.walks) {
-      if (w.done && w.at >= this.cycleStart) {
+      if (w.done && w.at >= walksSince) {
         this.pagesDone.add(w.walk);
         if (w.walk.endsWith('@1')) this.walkTotals.set(w.walk.slice(0, -2), w.total);
       }

@@ -102,7 +102,7 @@ describe('Frontier', () => {
         ],
       }),
       config.datasets,
-      start,
+      new Date('2026-02-28T12:00:00Z'),
       new Map([['half', 7]]),
       new Map([['half', 7]]),
     );
@@ -129,6 +129,32 @@ describe('Frontier', () => {
       jobs.some((j) => j.kind === 'fragranceProfile' && (j.payload as { id: string }).id === 'old'),
     ).toBe(true);
     expect(jobs.some((j) => (j.payload as { id?: string }).id === 'done')).toBe(false);
+  });
+
+  it('walks the lists again on a new day of an open cycle, before the long tail', () => {
+    const yesterday = '2026-02-28T10:00:00.000Z';
+    const f = new Frontier(
+      state({
+        cycleStart: '2026-02-28T00:00:00.000Z',
+        walks: [
+          { walk: 'fragrances@1', page: 1, total: 60, done: true, at: yesterday },
+          { walk: 'fragrances@2', page: 2, total: 60, done: true, at: yesterday },
+          { walk: 'accords', page: 2, total: 90, done: true, at: yesterday },
+        ],
+      }),
+      config.datasets,
+      start,
+      new Map(),
+      new Map(),
+    );
+    const jobs = f.initialJobs();
+    expect(
+      jobs.filter((j) => j.kind === 'fragrancesPage').map((j) => (j.payload as { page: number }).page),
+    ).toEqual([1]);
+    expect(jobs.some((j) => j.kind === 'accords')).toBe(true);
+    expect(Math.min(...jobs.map((j) => j.priority))).toBe(
+      jobs.find((j) => j.kind === 'fragrancesPage')?.priority,
+    );
   });
 
   it('schedules a job once per run, whatever names it', () => {
