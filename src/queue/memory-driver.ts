@@ -52,16 +52,12 @@ export class MemoryDriver implements QueueDriver {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  async stop(): Promise<void> {
+  async stop(abort = false): Promise<void> {
     this.stopped = true;
+    if (abort) this.abort.abort();
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.pauseTimer = null;
     this.checkIdle();
-  }
-
-  /** Stop at once: abort requests in flight (401: nothing more may be sent with this key). */
-  abortInFlight(): void {
-    this.abort.abort();
   }
 
   pausedUntil(): Date | null {

@@ -35,8 +35,11 @@ export interface QueueDriver {
   submit(jobs: QueuedJob[]): Promise<void>;
   /** Resolves when nothing is waiting or running, or when the driver was stopped. */
   idle(): Promise<void>;
-  /** Stop taking jobs; jobs already running finish and report. */
-  stop(): Promise<void>;
+  /**
+   * Stop taking jobs; jobs already running finish and report, or with `abort` (a refused key:
+   * nothing more may be sent with it) their requests in this process are aborted.
+   */
+  stop(abort?: boolean): Promise<void>;
   /** Local time until which nothing is sent (quota pause), or null. */
   pausedUntil(): Date | null;
   counts(): Promise<{ waiting: number; active: number; delayed: number }>;

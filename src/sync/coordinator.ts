@@ -158,7 +158,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         if (next.length > 0 && !stop) await driver?.submit(toQueued(next));
       } else {
         load.add(callItems, []);
-        if (o.type === 'failed') {
+        if (o.type === 'failed' && stop?.reason === 'unauthorized') {
+          // Requests aborted because the key was refused: not failures of the items.
+          jobsDone++;
+        } else if (o.type === 'failed') {
           jobsDone++;
           if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL') {
             transientFailures++;
@@ -179,7 +182,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         } else if (o.type === 'stop' && !stop) {
           stop = { reason: o.reason, message: o.message };
           runLog.warn({ reason: o.reason }, o.message);
-          await driver?.stop();
+          await driver?.stop(o.reason === 'unauthorized');
         }
       }
     };

@@ -147,8 +147,4 @@ export class LoadStage {
     await this.flush();
     if (this.failure) throw this.failure;
   }
-
-  get failed(): unknown {
-    return this.failure;
-  }
 }

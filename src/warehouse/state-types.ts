@@ -53,3 +53,16 @@ export interface SyncState {
   /** Catalogue sizes per brand slug (rows in brand_fragrances). */
   brandCatalogueSizes: Map<string, number>;
 }
+
+/** What a warehouse that never synced knows: nothing, and no cycle open. */
+export function emptySyncState(): SyncState {
+  return {
+    cycleStart: null,
+    lastCompletedRun: null,
+    items: [],
+    walks: [],
+    reviewTotals: new Map(),
+    similarCounts: new Map(),
+    brandCatalogueSizes: new Map(),
+  };
+}

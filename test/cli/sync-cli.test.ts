@@ -65,6 +65,15 @@ describe('fragsync sync on the command line', () => {
     expect(r.code).toBe(EXIT.unauthorized);
     expect(r.stderr).toMatch(/401|unauthori[sz]ed/i);
     expect(r.stdout + r.stderr).not.toContain(secret);
+    // The requests aborted with the refused key are not recorded as failed items.
+    const q = await fragsync([
+      'query',
+      'SELECT count(*) AS n FROM quarantine',
+      '--db',
+      join(dir.path, 'c.duckdb'),
+      '--json',
+    ]);
+    expect(JSON.parse(q.stdout.trim())).toEqual({ n: 0 });
   });
 
   it('completes a sync with exit 0 and prints the summary', async () => {

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { minimumCost } from '../../src/plan/cost-model.ts';
 import { buildPlan, formatPlan } from '../../src/plan/plan.ts';
 import { catalogueSizesFromState } from '../../src/plan/sizes.ts';
+import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import type {
   Dataset,
   EntityKind,
@@ -17,18 +18,6 @@ const LATER = '2024-05-02T03:00:00.000Z';
 const NOW = new Date('2024-05-02T06:00:00.000Z');
 
 const config = (flags: Record<string, string | boolean> = {}) => loadConfig({ flags, env: {} });
-
-function emptyState(): SyncState {
-  return {
-    cycleStart: null,
-    lastCompletedRun: null,
-    items: [],
-    walks: [],
-    reviewTotals: new Map(),
-    similarCounts: new Map(),
-    brandCatalogueSizes: new Map(),
-  };
-}
 
 function item(entity: EntityKind, key: string, at: string, datasets: Dataset[]): ItemState {
   return {
@@ -53,7 +42,7 @@ const FRAG_SETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews'];
 
 /** A warehouse after one completed run: 120 fragrances (130 announced), 3 brands, 4 perfumers, 75 notes, 12 accords, 3 charts. */
 function afterCompletedRun(): SyncState {
-  const s = emptyState();
+  const s = emptySyncState();
   s.lastCompletedRun = 'run-1';
   for (let i = 0; i < 120; i++) {
     s.items.push(item('fragrance', `f${i}`, EARLIER, FRAG_SETS));
@@ -83,7 +72,7 @@ const callsOf = (plan: ReturnType<typeof buildPlan>) =>
 
 describe('buildPlan', () => {
   it('gives a labelled lower bound for an empty warehouse', () => {
-    const plan = buildPlan(emptyState(), config(), null, { now: NOW });
+    const plan = buildPlan(emptySyncState(), config(), null, { now: NOW });
     expect(plan.kind).toBe('lowerBound');
     expect(plan.unknownSizes).toEqual(
       expect.arrayContaining(['fragrances', 'notes', 'accords', 'charts', 'brands', 'perfumers']),

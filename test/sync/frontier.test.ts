@@ -1,20 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { Frontier } from '../../src/sync/frontier.ts';
-import type { SyncState } from '../../src/warehouse/state-types.ts';
+import { emptySyncState, type SyncState } from '../../src/warehouse/state-types.ts';
 
 const config = loadConfig({ flags: {}, env: {} });
 const start = new Date('2026-03-01T00:00:00Z');
 
 function state(over: Partial<SyncState> = {}): SyncState {
   return {
-    cycleStart: null,
-    lastCompletedRun: null,
-    items: [],
-    walks: [],
-    reviewTotals: new Map(),
-    similarCounts: new Map(),
-    brandCatalogueSizes: new Map(),
+    ...emptySyncState(),
     ...over,
   };
 }

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { CONFIG_FLAGS, configHelp, loadConfig, type Config } from '../../config/index.ts';
 import { ConfigError, oneLine } from '../../errors.ts';
 import { buildPlan, formatPlan, type QuotaSnapshot } from '../../plan/plan.ts';
-import type { SyncState } from '../../warehouse/state-types.ts';
+import { emptySyncState } from '../../warehouse/state-types.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 
@@ -13,18 +13,6 @@ import { EXIT } from '../exit-codes.ts';
  */
 
 type ReadOnlyWarehouse = Pick<Warehouse, 'syncState' | 'query' | 'spendOnDay' | 'close'>;
-
-export function emptySyncState(): SyncState {
-  return {
-    cycleStart: null,
-    lastCompletedRun: null,
-    items: [],
-    walks: [],
-    reviewTotals: new Map(),
-    similarCounts: new Map(),
-    brandCatalogueSizes: new Map(),
-  };
-}
 
 export async function run(argv: string[]): Promise<number> {
   let config: Config;
