@@ -4,6 +4,10 @@
  * the service's raw request ceiling is measured first: a keep-alive load loop of
  * BENCH_INFLIGHT requests in flight against one endpoint for BENCH_CEILING_MS. Prints calls/s
  * of the sync beside that ceiling, wall time, cost ratio and peak memory (RSS).
+ *
+ * Also in the same run, first (BENCH_REFERENCE=0 skips it): the minimal hand-written mirror
+ * of scripts/bench-reference.ts, in a child process with a service of its own, over the same
+ * catalogue. Its wall time is the figure fragsync is measured against.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -68,6 +72,24 @@ async function ceiling(url: string): Promise<number> {
   return rate;
 }
 
+/** Runs the reference mirror in its own process; returns its wall time and calls. */
+async function reference(): Promise<{ wallS: number; calls: number } | null> {
+  if (process.env.BENCH_REFERENCE === '0') return null;
+  const script = fileURLToPath(new URL('./bench-reference.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_FRAGRANCES: String(FRAGRANCES), BENCH_CONCURRENCY: CONCURRENCY },
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const wall = /^wall: ([\d.]+) s/m.exec(out);
+  const calls = /^reference: (\d+) calls/m.exec(out);
+  if (code !== 0 || !wall || !calls) throw new Error(`reference mirror failed (exit ${code}):\n${out}`);
+  return { wallS: Number(wall[1]), calls: Number(calls[1]) };
+}
+
+const ref = await reference();
 const dir = await mkdtemp(join(tmpdir(), 'fragsync-bench-'));
 const sim = await startSim();
 try {
@@ -94,6 +116,10 @@ try {
     `cost: ${summary.cents} cents, minimum ${summary.minimum.cents}, ratio ${summary.costRatio?.toFixed(3)}`,
   );
   console.log(`peak RSS of the sync process: ${rssMiB.toFixed(0)} MiB`);
+  if (ref)
+    console.log(
+      `reference minimal mirror (same catalogue, same machine, this run): ${ref.calls} calls in ${ref.wallS.toFixed(1)} s = ${(ref.calls / ref.wallS).toFixed(0)} calls/s; fragsync/reference wall time ${(wallS / ref.wallS).toFixed(2)}`,
+    );
 } finally {
   sim.stop();
   await rm(dir, { recursive: true, force: true });

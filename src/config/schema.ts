@@ -117,6 +117,11 @@ export const ConfigSchema = z.strictObject({
     batchItems: posInt(),
     /** Longest time a partial batch waits before it is written, in ms. */
     flushMs: posInt(),
+    /**
+     * Run the warehouse (DuckDB, staging, merges) in a worker thread, on the other core,
+     * so loading never delays the requests in flight. false: in the sync's own thread.
+     */
+    thread: bool(),
   }),
   export: z.strictObject({
     /** Folder for Parquet files after a sync; null: no export. */

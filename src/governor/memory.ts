@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ENDPOINTS, type EndpointName } from '../api/endpoints.ts';
 import {
@@ -49,7 +48,10 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   let pauseUntilMs: number | null = null;
   let pauseJitterMs = 0;
   let offsetMs = 0;
+  /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
   const tickets = new Map<string, { cents: number; expiresAtMs: number }>();
+  let ticketCents = 0;
+  let ticketSeq = 0;
   /** Tickets charged at expiry, so a late settle does not charge them twice. */
   const expired = new Map<string, number>();
   const days = new Map<string, number>();
@@ -58,7 +60,14 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
 
   const run = () => runs.get(runId) ?? { cents: 0, calls: 0 };
   const localPauseEnd = () => (pauseUntilMs === null ? null : pauseUntilMs - offsetMs + pauseJitterMs);
-  const inFlightCents = () => [...tickets.values()].reduce((sum, t) => sum + t.cents, 0);
+  const inFlightCents = () => ticketCents;
+  const dropTicket = (id: string): boolean => {
+    const t = tickets.get(id);
+    if (!t) return false;
+    tickets.delete(id);
+    ticketCents -= t.cents;
+    return true;
+  };
 
   function charge(cents: number, serviceNowMs: number): void {
     const day = utcDay(serviceNowMs);
@@ -68,14 +77,18 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   }
 
   function housekeeping(nowMs: number): void {
+    // Both maps are in expiry order: stop at the first entry still alive (O(1) per call).
     for (const [id, t] of tickets) {
-      if (t.expiresAtMs > nowMs) continue;
+      if (t.expiresAtMs > nowMs) break;
       // The dead process may have sent the request: count it as spent, never exceed a cap.
-      tickets.delete(id);
+      dropTicket(id);
       charge(t.cents, nowMs + offsetMs);
       expired.set(id, nowMs);
     }
-    for (const [id, at] of expired) if (at < nowMs - DAY_MS) expired.delete(id);
+    for (const [id, at] of expired) {
+      if (at >= nowMs - DAY_MS) break;
+      expired.delete(id);
+    }
     const end = localPauseEnd();
     if (end !== null && nowMs >= end) {
       pauseUntilMs = null;
@@ -130,8 +143,10 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
     if (headroom <= 0) return refusal({ ...base, reason: 'busy', untilMs: null });
 
-    const ticket: CallTicket = { id: randomUUID(), endpoint, costCents: cost };
+    // Ids only need to be unique within this governor, which lives in one process.
+    const ticket: CallTicket = { id: `t${++ticketSeq}`, endpoint, costCents: cost };
     tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + ticketTtlMs });
+    ticketCents += cost;
     return { ok: true, ticket };
   }
 
@@ -143,7 +158,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offsetMs;
 
-    const wasInFlight = tickets.delete(ticket.id);
+    const wasInFlight = dropTicket(ticket.id);
     const chargedAtExpiry = !wasInFlight && expired.delete(ticket.id);
     // Whether failed calls are billed is unknown: every attempt counts.
     if (!chargedAtExpiry) charge(ticket.costCents, serviceNowMs);
@@ -175,7 +190,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     settle: async (ticket, outcome) => settleNow(ticket, outcome),
     async release(ticket) {
       housekeeping(now());
-      tickets.delete(ticket.id);
+      dropTicket(ticket.id);
     },
     async seedSpend(centsToday, dayUtc) {
       checkDay(dayUtc);

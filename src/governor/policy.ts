@@ -50,8 +50,14 @@ export function drawJitterMs(limits: GovernorLimits, random: () => number): numb
 }
 
 /** YYYY-MM-DD of an epoch time in UTC. */
+let dayCache: { startMs: number; day: string } = { startMs: NaN, day: '' };
+
+/** YYYY-MM-DD (UTC) of an instant; called per request, so the current day is cached. */
 export function utcDay(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  if (epochMs >= dayCache.startMs && epochMs < dayCache.startMs + DAY_MS) return dayCache.day;
+  const day = new Date(epochMs).toISOString().slice(0, 10);
+  dayCache = { startMs: Date.parse(`${day}T00:00:00.000Z`), day };
+  return day;
 }
 
 /** seedSpend's day must be the ledger's YYYY-MM-DD (UTC), as the day keys are. */

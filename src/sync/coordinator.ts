@@ -9,6 +9,8 @@ import type { Governor } from '../governor/types.ts';
 import { recordCall } from '../queue/execute.ts';
 import type { JobOutcome, QueueDriver, QueuedJob, StopReason } from '../queue/types.ts';
 import type { LoadItem } from '../warehouse/rows.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { Warehouse, type RunStatus } from '../warehouse/warehouse.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
@@ -78,7 +80,9 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     .replace(/[-:.TZ]/g, '')
     .slice(0, 14)}-${randomUUID().slice(0, 8)}`;
   const runLog = log.child({ runId });
-  const warehouse = await Warehouse.open(config.dbPath, { logger: runLog });
+  const warehouse: WarehouseHandle = config.loader.thread
+    ? await ThreadWarehouse.open(config.dbPath, { logger: runLog })
+    : await Warehouse.open(config.dbPath, { logger: runLog });
   let client: FragranceClient | null = null;
   let driver: QueueDriver | null = null;
   try {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Warehouse } from '../warehouse/warehouse.ts';
-import type { LoadItem, ProgressMark } from '../warehouse/rows.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import type { LoadEntry, LoadItem, ProgressMark } from '../warehouse/rows.ts';
 import { Journal, journalMark } from './journal.ts';
 
 export interface LoadStageOptions {
@@ -17,7 +17,8 @@ export interface LoadStageOptions {
  */
 export class LoadStage {
   private readonly journal: Journal;
-  private buffer: { items: LoadItem[]; progress: ProgressMark[] } = { items: [], progress: [] };
+  /** Journal lines (serialized LoadEntry) not yet handed to the warehouse. */
+  private buffer: string[] = [];
   private size = 0;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
@@ -27,7 +28,7 @@ export class LoadStage {
   readonly loaded: Record<string, number> = {};
 
   constructor(
-    private readonly warehouse: Warehouse,
+    private readonly warehouse: WarehouseHandle,
     dbPath: string,
     private readonly runId: string,
     private readonly opts: LoadStageOptions,
@@ -36,7 +37,7 @@ export class LoadStage {
   }
 
   /** Replay what a dead process journaled but never committed. Returns the number of entries replayed. */
-  static async recover(warehouse: Warehouse, dbPath: string, log: Logger): Promise<number> {
+  static async recover(warehouse: WarehouseHandle, dbPath: string, log: Logger): Promise<number> {
     const journal = new Journal(dbPath);
     const leftovers = journal.leftovers();
     if (leftovers.length === 0) return 0;
@@ -75,9 +76,10 @@ export class LoadStage {
   add(items: LoadItem[], progress: ProgressMark[]): void {
     if (this.failure) throw this.failure;
     if (items.length === 0 && progress.length === 0) return;
-    this.journal.append({ runId: this.runId, items, progress });
-    for (const i of items) this.buffer.items.push(i);
-    for (const p of progress) this.buffer.progress.push(p);
+    // Encoded once: the same line goes to the journal and, in the next batch, to the loader.
+    const line = JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry);
+    this.journal.append(line);
+    this.buffer.push(line);
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends
     if (this.size >= this.opts.batchItems) this.startWrite();
@@ -98,15 +100,15 @@ export class LoadStage {
     }
     const batch = this.buffer;
     const segment = this.journal.seal();
-    this.buffer = { items: [], progress: [] };
+    this.buffer = [];
     this.size = 0;
     this.writing = (async () => {
       try {
-        const result = await this.warehouse.load({
-          runId: this.runId,
-          items: batch.items,
-          progress: segment ? [...batch.progress, journalMark(segment)] : batch.progress,
-        });
+        const result = await this.warehouse.loadLines(
+          this.runId,
+          batch,
+          segment ? [journalMark(segment)] : [],
+        );
         if (segment) this.journal.discard(segment);
         for (const [table, n] of Object.entries(result.counts ?? {}))
           this.loaded[table] = (this.loaded[table] ?? 0) + n;
@@ -145,6 +147,7 @@ export class LoadStage {
   /** Flush and report a write failure, if any. */
   async close(): Promise<void> {
     await this.flush();
+    this.journal.close();
     if (this.failure) throw this.failure;
   }
 }

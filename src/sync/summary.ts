@@ -3,7 +3,8 @@ import type { Config } from '../config/index.ts';
 import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
 import { owedWork } from '../plan/owed.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
-import type { RunStatus, Warehouse } from '../warehouse/warehouse.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import type { RunStatus } from '../warehouse/warehouse.ts';
 
 export interface SyncSummary {
   runId: string;
@@ -57,7 +58,7 @@ const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
   interrupted: EXIT.unexpected,
 };
 
-export async function summarize(wh: Warehouse, input: SummaryInput): Promise<SyncSummary> {
+export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
   const byEndpoint = await wh.query<{ endpoint: string; calls: number; cents: number }>(
     'SELECT endpoint, count(*)::INTEGER AS calls, sum(cost_cents)::INTEGER AS cents FROM api_calls WHERE run_id = ? GROUP BY 1 ORDER BY 3 DESC, 1',
     [input.runId],
@@ -106,7 +107,7 @@ export async function summarize(wh: Warehouse, input: SummaryInput): Promise<Syn
 }
 
 /** The minimum for the catalogue as the warehouse now mirrors it, from the cost model. */
-async function catalogueMinimum(wh: Warehouse, config: Config): Promise<Cost> {
+async function catalogueMinimum(wh: WarehouseHandle, config: Config): Promise<Cost> {
   const count = async (sql: string) => Number((await wh.query<{ n: number }>(sql))[0]?.n ?? 0);
   const totals = await wh.query<{ n: number }>(
     'SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id',

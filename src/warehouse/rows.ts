@@ -200,3 +200,6 @@ export interface LoadBatch {
   items: LoadItem[];
   progress: ProgressMark[];
 }
+
+/** One job's share of a batch, as the sync journals it (one JSON line) and hands it to the loader. */
+export type LoadEntry = LoadBatch;

@@ -6,8 +6,9 @@ import { Db, WarehouseError, toWarehouseError } from './db.ts';
 import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
-import type { LoadBatch } from './rows.ts';
+import type { LoadBatch, LoadEntry, LoadItem, ProgressMark } from './rows.ts';
 import type { SyncState } from './state-types.ts';
+import type { WarehouseHandle } from './handle.ts';
 import { readSyncState } from './sync-state.ts';
 import { sqlFile } from './sql-files.ts';
 
@@ -32,7 +33,7 @@ export interface OpenOptions {
  * The DuckDB warehouse: the only writer of the file. Every call is serialized on one
  * connection (see Db). Another process cannot open the file while this one has it open.
  */
-export class Warehouse {
+export class Warehouse implements WarehouseHandle {
   private lastLoadAtMs = 0;
 
   private constructor(
@@ -44,7 +45,10 @@ export class Warehouse {
   static async open(path: string, opts: OpenOptions = {}): Promise<Warehouse> {
     const file = resolve(path);
     const readOnly = opts.readOnly ?? false;
-    if (!readOnly) await mkdir(dirname(file), { recursive: true });
+    if (!readOnly)
+      await mkdir(dirname(file), { recursive: true }).catch((err: unknown) => {
+        throw toWarehouseError(err, 'cannot create the warehouse folder', file);
+      });
     const db = await Db.open(file, readOnly);
     try {
       if (readOnly) {
@@ -88,6 +92,23 @@ export class Warehouse {
       'batch loaded',
     );
     return result;
+  }
+
+  /**
+   * Applies entries serialized as the journal holds them (one LoadEntry as JSON per line),
+   * plus `progress`, as one batch. The loader thread takes the journal's lines as they are,
+   * so the fetching thread encodes each result once and never parses it back.
+   */
+  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult> {
+    const items: LoadItem[] = [];
+    const marks: ProgressMark[] = [];
+    for (const line of lines) {
+      const entry = JSON.parse(line) as LoadEntry;
+      for (const i of entry.items) items.push(i);
+      for (const p of entry.progress) marks.push(p);
+    }
+    for (const p of progress) marks.push(p);
+    return this.load({ runId, items, progress: marks });
   }
 
   async startRun(runId: string, startedAt: Date): Promise<void> {

@@ -1,0 +1,23 @@
+import type { ExportResult } from './export.ts';
+import type { LoadResult } from './loader.ts';
+import type { LoadBatch, ProgressMark } from './rows.ts';
+import type { SyncState } from './state-types.ts';
+import type { RunStatus } from './warehouse.ts';
+
+/**
+ * What the sync needs of the warehouse it owns. `Warehouse` is it, in this thread;
+ * `ThreadWarehouse` (thread/remote.ts) is the same calls answered by a Warehouse in a
+ * worker thread, so DuckDB and the loader's work leave the thread that keeps requests in
+ * flight. Callers cannot tell them apart.
+ */
+export interface WarehouseHandle {
+  load(batch: LoadBatch): Promise<LoadResult>;
+  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult>;
+  startRun(runId: string, startedAt: Date): Promise<void>;
+  finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void>;
+  spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;
+  syncState(): Promise<SyncState>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  exportParquet(dir: string): Promise<ExportResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,143 @@
+import { resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type pino from 'pino';
+import { FragsyncError, type ErrorCode } from '../../errors.ts';
+import { WarehouseError } from '../db.ts';
+import type { ExportResult } from '../export.ts';
+import type { WarehouseHandle } from '../handle.ts';
+import type { LoadResult } from '../loader.ts';
+import type { LoadBatch, ProgressMark } from '../rows.ts';
+import type { SyncState } from '../state-types.ts';
+import type { RunStatus } from '../warehouse.ts';
+import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
+
+const ENTRY = new URL('./entry.mjs', import.meta.url);
+
+function fromWire(e: WireError): Error {
+  if (e.code === 'WAREHOUSE' || e.code === 'DISK_FULL')
+    return new WarehouseError(e.code, e.message, e.context);
+  if (e.fragsync && e.code)
+    return new FragsyncError(e.code as ErrorCode, e.message, { context: e.context, transient: e.transient });
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
+/**
+ * A Warehouse in a worker thread, behind the same calls (WarehouseHandle). The sync's main
+ * thread keeps the requests in flight; DuckDB, row staging, validation and the merges run
+ * on the other core. Arguments and results are copied between threads (structured clone),
+ * which is why the load stage hands over journal lines (strings) rather than objects.
+ */
+export class ThreadWarehouse implements WarehouseHandle {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private dead: Error | null = null;
+  private readonly exited: Promise<void>;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly path: string,
+  ) {
+    this.exited = new Promise((done) => worker.once('exit', () => done()));
+  }
+
+  static async open(path: string, opts: { logger?: pino.Logger } = {}): Promise<ThreadWarehouse> {
+    const file = resolve(path);
+    const init: ThreadInit = { path: file, logLevel: opts.logger?.level ?? 'silent' };
+    const worker = new Worker(ENTRY, { workerData: init });
+    const remote = new ThreadWarehouse(worker, file);
+    await new Promise<void>((ready, failed) => {
+      worker.on('message', (m: FromThread) => {
+        if (m.type === 'ready') ready();
+        else if (m.type === 'openFailed') failed(fromWire(m.error));
+        else remote.receive(m, opts.logger);
+      });
+      worker.on('error', (err) => {
+        remote.fail(err);
+        failed(remote.dead);
+      });
+      worker.on('exit', (code) => {
+        remote.fail(new Error(`exited with code ${code}`));
+        failed(remote.dead);
+      });
+    });
+    return remote;
+  }
+
+  private receive(m: FromThread, logger: pino.Logger | undefined): void {
+    if (m.type === 'log') {
+      if (!logger) return;
+      const { level, msg, ...fields } = JSON.parse(m.line) as { level: number; msg?: string };
+      const label = logger.levels.labels[level] as pino.Level | undefined;
+      if (label) logger[label](fields, msg);
+    } else if (m.type === 'reply') {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.ok) p?.resolve(m.value);
+      else p?.reject(fromWire(m.error));
+    }
+  }
+
+  /** The thread is gone: every call waiting and every later call fails with one clear line. */
+  private fail(cause: Error): void {
+    if (this.dead) return;
+    this.dead = new WarehouseError('WAREHOUSE', `loader thread stopped: ${cause.message}`, {
+      path: this.path,
+    });
+    for (const p of this.pending.values()) p.reject(this.dead);
+    this.pending.clear();
+  }
+
+  private call<T>(method: keyof WarehouseHandle, args: unknown[]): Promise<T> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    return new Promise<T>((res, rej) => {
+      this.pending.set(id, { resolve: res as (v: unknown) => void, reject: rej });
+      this.worker.postMessage({ id, method, args } satisfies Call);
+    });
+  }
+
+  load(batch: LoadBatch): Promise<LoadResult> {
+    return this.call('load', [batch]);
+  }
+
+  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult> {
+    return this.call('loadLines', [runId, lines, progress]);
+  }
+
+  startRun(runId: string, startedAt: Date): Promise<void> {
+    return this.call('startRun', [runId, startedAt]);
+  }
+
+  finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {
+    return this.call('finishRun', [runId, status, finishedAt]);
+  }
+
+  spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }> {
+    return this.call('spendOnDay', [dayUtc]);
+  }
+
+  syncState(): Promise<SyncState> {
+    return this.call('syncState', []);
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.call('query', [sql, params]);
+  }
+
+  exportParquet(dir: string): Promise<ExportResult> {
+    return this.call('exportParquet', [dir]);
+  }
+
+  /** Closes the warehouse in its thread, then waits for the thread to end. */
+  async close(): Promise<void> {
+    if (this.dead) return;
+    try {
+      await this.call('close', []);
+    } finally {
+      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+      await this.worker.terminate();
+    }
+  }
+}
