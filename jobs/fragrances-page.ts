@@ -1,6 +1,6 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { discovered } from './guard.ts';
-import { job, PRIORITY } from './job-id.ts';
+import { job, PRIORITY, withPass } from './job-id.ts';
 import type { Processor } from './types.ts';
 
 export const PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
@@ -9,7 +9,7 @@ export const PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
  * One page of the fragrance list: 50 summaries for one cent, the cheapest way to learn
  * every id. Page 1 also learns the total and hands back the remaining pages.
  */
-export const fragrancesPage: Processor<'fragrancesPage'> = async (ctx, { page }) => {
+export const fragrancesPage: Processor<'fragrancesPage'> = async (ctx, { page, pass }) => {
   const res = await ctx.client.listFragrances({ page, limit: PAGE_SIZE }, ctx.signal);
   const { data, pagination } = res.data;
   const pages = Math.max(1, Math.ceil(pagination.total / PAGE_SIZE));
@@ -21,7 +21,9 @@ export const fragrancesPage: Processor<'fragrancesPage'> = async (ctx, { page })
     ],
     follow:
       page === 1
-        ? Array.from({ length: pages - 1 }, (_, i) => job('fragrancesPage', { page: i + 2 }, PRIORITY.walk))
+        ? Array.from({ length: pages - 1 }, (_, i) =>
+            job('fragrancesPage', withPass({ page: i + 2 }, pass), PRIORITY.walk),
+          )
         : [],
   };
 };

@@ -22,6 +22,15 @@ function stableJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
+/**
+ * A walk payload tagged with its pass (see JobPayloads.fragrancesPage). The first pass has no
+ * tag, so its ids are the ones a run without re-walks makes (jobs already queued in Redis
+ * by an older version keep matching).
+ */
+export function withPass<P extends object>(payload: P, pass: number | undefined): P & { pass?: number } {
+  return pass ? { ...payload, pass } : payload;
+}
+
 export function job<K extends JobKind>(kind: K, payload: JobPayloads[K], priority: number): JobSpec<K> {
   return { kind, payload, priority };
 }

@@ -1,12 +1,12 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { discovered } from './guard.ts';
-import { job, PRIORITY } from './job-id.ts';
+import { job, PRIORITY, withPass } from './job-id.ts';
 import type { Processor } from './types.ts';
 
 const PAGE_SIZE = MAX_PAGE_SIZE.listNotes;
 
 /** One page of the note list (slug, name, family); each note's description needs its profile. */
-export const notesPage: Processor<'notesPage'> = async (ctx, { page }) => {
+export const notesPage: Processor<'notesPage'> = async (ctx, { page, pass }) => {
   const res = await ctx.client.listNotes({ page, limit: PAGE_SIZE }, ctx.signal);
   const { data, pagination } = res.data;
   const pages = Math.max(1, Math.ceil(pagination.total / PAGE_SIZE));
@@ -18,7 +18,9 @@ export const notesPage: Processor<'notesPage'> = async (ctx, { page }) => {
     ],
     follow:
       page === 1
-        ? Array.from({ length: pages - 1 }, (_, i) => job('notesPage', { page: i + 2 }, PRIORITY.walk))
+        ? Array.from({ length: pages - 1 }, (_, i) =>
+            job('notesPage', withPass({ page: i + 2 }, pass), PRIORITY.walk),
+          )
         : [],
   };
 };

@@ -9,14 +9,19 @@ import type { LoadItem, ProgressMark } from '../src/warehouse/rows.ts';
  * run is one job, and re-running it after a crash writes the same rows.
  */
 export interface JobPayloads {
-  /** One page of the fragrance list (the cheapest enumeration: 50 summaries per cent). */
-  fragrancesPage: { page: number };
+  /**
+   * One page of the fragrance list (the cheapest enumeration: 50 summaries per cent).
+   * `pass`: the list walks are read again after each quota reset of a run that waits through
+   * resets (see Frontier.rewalk); the pass number keeps those jobs apart from the first ones.
+   * Absent on the first pass.
+   */
+  fragrancesPage: { page: number; pass?: number };
   /** One page of the note list. */
-  notesPage: { page: number };
+  notesPage: { page: number; pass?: number };
   /** The whole accord list (about two pages). */
-  accords: Record<string, never>;
+  accords: { pass?: number };
   /** The chart list; every chart it names becomes a chart job. */
-  charts: Record<string, never>;
+  charts: { pass?: number };
   chart: { slug: string };
   trending: Record<string, never>;
   /** Profile of one fragrance: notes, accords, brand and perfumer slugs, year, score. */

@@ -22,6 +22,8 @@ export interface BullmqDriverOptions {
   wait: boolean;
   onOutcome: OutcomeHandler;
   onPause?: (until: Date) => void;
+  /** Called when the shared pause ends (seen within a second); it may submit jobs. */
+  onResume?: () => Promise<void>;
   log: Logger;
 }
 
@@ -171,6 +173,7 @@ export class BullmqDriver implements QueueDriver {
         const was = this.pause;
         this.pause = until;
         if (until && (!was || was.getTime() !== until.getTime())) this.opts.onPause?.(until);
+        if (was && !until && !this.stopped) void this.opts.onResume?.().catch(() => undefined);
       });
       if (++this.lostChecks % 4 === 0) void this.recoverLost().catch(() => undefined);
     }, 500);

@@ -16,6 +16,8 @@ export interface MemoryDriverOptions {
   onOutcome: OutcomeHandler;
   /** Called whenever a pause begins, with its local end. */
   onPause?: (until: Date) => void;
+  /** Called when a pause ends; no waiting job is taken until it settles (it may submit jobs first). */
+  onResume?: () => Promise<void>;
 }
 
 /**
@@ -30,6 +32,7 @@ export class MemoryDriver implements QueueDriver {
   private active = 0;
   private delayed = 0;
   private stopped = false;
+  private resuming = false;
   private pauseEnd: Date | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
   private idleWaiters: (() => void)[] = [];
@@ -95,6 +98,7 @@ export class MemoryDriver implements QueueDriver {
   }
 
   private pump(): void {
+    if (this.resuming) return;
     while (!this.stopped && this.pauseEnd === null && this.active < this.opts.concurrency) {
       const job = this.next();
       if (!job) break;
@@ -146,7 +150,14 @@ export class MemoryDriver implements QueueDriver {
       () => {
         this.pauseTimer = null;
         this.pauseEnd = null;
-        this.pump();
+        // What the resume hook submits is queued by priority before pump() takes any job.
+        this.resuming = true;
+        void Promise.resolve(this.opts.onResume?.())
+          .catch(() => undefined)
+          .finally(() => {
+            this.resuming = false;
+            this.pump();
+          });
       },
       // Longer delays overflow Node's timer and fire at once: wake up and look again instead.
       Math.min(MAX_TIMER_MS, Math.max(0, until.getTime() - Date.now())),

@@ -14,6 +14,7 @@ import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { Warehouse, type RunStatus } from '../warehouse/warehouse.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
+import { ResetRewalk } from './rewalk.ts';
 import { clientFromConfig } from './runtime.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 
@@ -33,6 +34,8 @@ export interface DriverContext {
   settings: JobSettings;
   onOutcome: (outcome: JobOutcome) => Promise<void>;
   onPause: (until: Date) => void;
+  /** Called when a quota pause ends; the driver takes no waiting job until it settles. */
+  onResume: () => Promise<void>;
 }
 
 export interface SyncTick {
@@ -130,15 +133,30 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     let cents = 0;
     let lastRemaining: number | null = null;
     let pausedUntil: Date | null = null;
-    const seenAccords = new Set<string>();
-    const seenCharts = new Set<string>();
+    // The latest complete listing of each (a re-walk pass replaces the earlier one).
+    let seenAccords = new Set<string>();
+    let seenCharts = new Set<string>();
+    const rewalk = new ResetRewalk(frontier, runLog);
     let accordsListed = false;
     let chartsListed = false;
 
     const toQueued = (specs: JobSpec[]): QueuedJob[] =>
       specs.map((spec) => ({ id: jobId(spec.kind, spec.payload), runId, spec }));
 
+    /** The first failure of the warehouse (a full disk, a broken file): the run stops on it. */
+    let writeFailure: unknown = null;
     const onOutcome = async (o: JobOutcome): Promise<void> => {
+      try {
+        await handleOutcome(o);
+      } catch (err) {
+        writeFailure ??= err; // the journal could not be written (a full disk)
+      }
+      if (!writeFailure && load.failure) writeFailure = load.failure;
+      // Nothing more can be written: stop sending (what was fetched is in the journal, and the
+      // next run replays it), then fail the run with the warehouse's one-line error.
+      if (writeFailure) await driver?.stop();
+    };
+    const handleOutcome = async (o: JobOutcome): Promise<void> => {
       const callItems: LoadItem[] = o.calls;
       for (const c of o.calls) {
         calls++;
@@ -149,13 +167,19 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         jobsDone++;
         pausedUntil = null;
         const { jobs, keep } = frontier.absorb(o.result.progress);
+        if (o.job.spec.kind === 'accords') {
+          accordsListed = true;
+          seenAccords = new Set();
+        }
+        if (o.job.spec.kind === 'charts') {
+          chartsListed = true;
+          seenCharts = new Set();
+        }
         for (const item of o.result.items) {
           if (item.kind === 'removal') frontier.markRemoved(item.entity, item.keys);
           if (item.kind === 'accord') seenAccords.add(item.slug);
           if (item.kind === 'chart') seenCharts.add(item.slug);
         }
-        if (o.job.spec.kind === 'accords') accordsListed = true;
-        if (o.job.spec.kind === 'charts') chartsListed = true;
         load.add([...o.result.items, ...callItems], keep);
         const next = [...frontier.follow(o.result.follow), ...jobs];
         jobsScheduled += next.length;
@@ -205,7 +229,15 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       onOutcome,
       onPause: (until) => {
         pausedUntil = until;
+        rewalk.paused();
         runLog.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
+      },
+      onResume: async () => {
+        pausedUntil = null;
+        const walks = rewalk.resumed();
+        if (stop || walks.length === 0) return;
+        jobsScheduled += walks.length;
+        await driver?.submit(toQueued(walks));
       },
     });
 
@@ -232,6 +264,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       clearInterval(ticker);
     }
 
+    if (writeFailure) {
+      await load.close().catch(() => undefined);
+      throw writeFailure;
+    }
     let status: RunStatus;
     const quotaStopped = !stop && driver.pausedUntil() !== null && !config.quota.wait;
     if (stop) status = (stop as { reason: StopReason }).reason;

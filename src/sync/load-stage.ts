@@ -24,7 +24,7 @@ export class LoadStage {
   private writing: Promise<void> | null = null;
   private draining = false;
   private idleWaiters: (() => void)[] = [];
-  private failure: unknown = null;
+  private writeError: unknown = null;
   readonly loaded: Record<string, number> = {};
 
   constructor(
@@ -72,13 +72,21 @@ export class LoadStage {
     return replayed;
   }
 
-  /** Take one job's rows: journaled now, written with the next batch. Throws if a write already failed. */
+  /** The first failed warehouse write, if any: nothing more is written in this run. */
+  get failure(): unknown {
+    return this.writeError;
+  }
+
+  /**
+   * Take one job's rows: journaled now, written with the next batch. After a failed write
+   * they are only journaled (the next start replays the journal); see `failure`.
+   */
   add(items: LoadItem[], progress: ProgressMark[]): void {
-    if (this.failure) throw this.failure;
     if (items.length === 0 && progress.length === 0) return;
     // Encoded once: the same line goes to the journal and, in the next batch, to the loader.
     const line = JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry);
     this.journal.append(line);
+    if (this.writeError) return;
     this.buffer.push(line);
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends
@@ -94,7 +102,7 @@ export class LoadStage {
   private startWrite(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.writing || this.size === 0 || this.failure) {
+    if (this.writing || this.size === 0 || this.writeError) {
       this.settleIdle();
       return;
     }
@@ -114,7 +122,7 @@ export class LoadStage {
           this.loaded[table] = (this.loaded[table] ?? 0) + n;
       } catch (err) {
         // The rows stay in the journal segment: the next start replays them.
-        this.failure = err;
+        this.writeError = err;
         this.opts.log.error({ err }, 'warehouse write failed; results kept in the journal');
       }
     })();
@@ -128,7 +136,7 @@ export class LoadStage {
   }
 
   private settleIdle(): void {
-    if (this.writing || (this.size > 0 && !this.failure)) return;
+    if (this.writing || (this.size > 0 && !this.writeError)) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();
@@ -148,6 +156,6 @@ export class LoadStage {
   async close(): Promise<void> {
     await this.flush();
     this.journal.close();
-    if (this.failure) throw this.failure;
+    if (this.writeError) throw this.writeError;
   }
 }

@@ -72,6 +72,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
           wait: config.quota.wait,
           onOutcome: ctx.onOutcome,
           onPause: ctx.onPause,
+          onResume: ctx.onResume,
         }),
       close: async () => governor.close(),
     };
@@ -101,6 +102,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         wait: config.quota.wait,
         onOutcome: ctx.onOutcome,
         onPause: ctx.onPause,
+        onResume: ctx.onResume,
         log,
       }),
     close: async () => {

@@ -90,6 +90,64 @@ describe('governed sync: daily quota', () => {
     }
   });
 
+  it('a run waiting through resets reads the lists again on each new day, first, and finds what was added meanwhile', async () => {
+    const sim = await startSimulator({ fragrances: 40, seed: 21, dailyQuota: 70, daySeconds: 3 });
+    try {
+      const dbPath = join(dir.path, 'rewalk.duckdb');
+      const before = new Set(sim.groundTruth().fragrances.map((f) => f.id));
+      const logs = new LogWatch();
+      let churned = false;
+      logs.onPause = () => {
+        // While the sync waits, a new day brings new releases upstream.
+        if (!churned) sim.advanceDay({ churn: true });
+        churned = true;
+      };
+      const summary = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        logLines: logs,
+        flags: { config, concurrency: '8' },
+      });
+      expect(summary.status).toBe('completed');
+      const newcomers = sim
+        .groundTruth()
+        .fragrances.map((f) => f.id)
+        .filter((id) => !before.has(id));
+      expect(newcomers.length).toBeGreaterThanOrEqual(1);
+      const entries = logs.map((l) => JSON.parse(l) as { msg?: string; pass?: number });
+      const passes = entries.filter((e) => e.msg === 'new quota day: reading the lists again first');
+      expect(passes.length).toBeGreaterThanOrEqual(1);
+      expect(passes.map((p) => p.pass)).toEqual(passes.map((_, i) => i + 2));
+      // The fragrance list (one page here) was read once per pass: at the start and on each new day.
+      const [lists] = await queryWarehouse<{ n: number }>(
+        dbPath,
+        "SELECT count(*)::INTEGER AS n FROM api_calls WHERE endpoint = '/v1/fragrances' AND status = 200",
+      );
+      expect(Number(lists?.n)).toBe(1 + passes.length);
+      // The newcomers were found and fetched in this run, profile and details.
+      const fetched = await queryWarehouse<{ id: string }>(
+        dbPath,
+        'SELECT f.id FROM fragrances f JOIN wearing_stats w ON w.fragrance_id = f.id WHERE f.year IS NOT NULL',
+      );
+      const have = new Set(fetched.map((r) => r.id));
+      for (const id of newcomers) expect(have.has(id), id).toBe(true);
+      // First: after the first pause, the lists were asked for no later than anything else.
+      const resumedAt = logs.pauses[0]?.until.toISOString() ?? '';
+      const [order] = await queryWarehouse<{ walk: string; other: string }>(
+        dbPath,
+        `SELECT min("at") FILTER (WHERE endpoint IN ('/v1/fragrances', '/v1/notes', '/v1/accords', '/v1/charts'))::VARCHAR AS walk,
+                min("at") FILTER (WHERE endpoint NOT IN ('/v1/fragrances', '/v1/notes', '/v1/accords', '/v1/charts'))::VARCHAR AS other
+         FROM api_calls WHERE "at" >= $1::TIMESTAMPTZ`,
+        [resumedAt],
+      );
+      expect(order?.walk).toBeTruthy();
+      expect(Date.parse(String(order?.walk))).toBeLessThanOrEqual(Date.parse(String(order?.other)));
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('survives another application draining the pool mid-run: a 429 before the reserve, pause, resume, nothing lost', async () => {
     const sim = await startSimulator({ fragrances: 40, seed: 22, daySeconds: 4 });
     try {

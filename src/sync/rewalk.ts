@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { JobSpec } from '../../jobs/types.ts';
+import type { Frontier } from './frontier.ts';
+
+/**
+ * A run that waits through quota resets reads the lists again when each new quota window
+ * opens, before the long tail of the backfill: what was added upstream meanwhile is found
+ * (and fetched at its usual priority) while the backfill goes on, so a mirror that takes a
+ * week to fill is still current at the top. Runs started by cron on a new day get the same
+ * from Frontier (walks count per day); this covers the single long-running run.
+ *
+ * Every pause waits for a reset: the quota window resets at midnight UTC and the spec puts
+ * its end on every response (X-RateLimit-Reset); the per-day cent cap also waits for the
+ * service's midnight. So a pause that ends is a new day, and one pass per pause is at most one
+ * pass per day. (The clocks cannot tell it better: the local one may be skewed, and the
+ * service's offset is only as fresh as the last response before the pause.)
+ */
+export class ResetRewalk {
+  private pass = 1;
+  private pausing = false;
+
+  constructor(
+    private readonly frontier: Frontier,
+    private readonly log: Logger,
+  ) {}
+
+  /** A pause began (may be told more than once per pause). */
+  paused(): void {
+    this.pausing = true;
+  }
+
+  /** The pause ended: the walk jobs to run before anything else. */
+  resumed(): JobSpec[] {
+    if (!this.pausing) return [];
+    this.pausing = false;
+    const walks = this.frontier.rewalk(++this.pass);
+    this.log.info({ pass: this.pass, jobs: walks.length }, 'new quota day: reading the lists again first');
+    return walks;
+  }
+}
