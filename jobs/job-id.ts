@@ -11,8 +11,16 @@ export function jobId(kind: JobKind, payload: JobPayloads[JobKind]): string {
   return `${kind}-${digest}`;
 }
 
+/** Ids already computed, per spec object: the frontier and the coordinator both ask for it. */
+const specIds = new WeakMap<JobSpec, string>();
+
 export function specId(spec: JobSpec): string {
-  return jobId(spec.kind, spec.payload);
+  let id = specIds.get(spec);
+  if (id === undefined) {
+    id = jobId(spec.kind, spec.payload);
+    specIds.set(spec, id);
+  }
+  return id;
 }
 
 function stableJson(value: unknown): string {

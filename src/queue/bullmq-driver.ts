@@ -1,7 +1,7 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Governor } from '../governor/types.ts';
+import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, startFetchWorker, type RunInfo } from './fetch-worker.ts';
 import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -15,6 +15,8 @@ export interface BullmqDriverOptions {
   settings: ExecuteDeps['settings'];
   deps: ExecuteDeps;
   governor: Governor;
+  /** The run's governor limits, published to the workers with the run (RunInfo). */
+  limits: GovernorLimits;
   /** Fetch jobs at once in this process's own worker. */
   concurrency: number;
   /** Also fetch in this process (true), or leave it to `fragsync worker` processes. */
@@ -50,13 +52,7 @@ export class BullmqDriver implements QueueDriver {
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
-    const info: RunInfo = {
-      runId: opts.runId,
-      baseUrl: opts.baseUrl,
-      settings: opts.settings,
-      wait: opts.wait,
-    };
-    await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(info));
+    await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(runInfo(opts)));
     const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
     // Jobs a previous run left waiting are re-planned from the warehouse: drop them.
     await fetchQueue.drain(true);
@@ -105,8 +101,16 @@ export class BullmqDriver implements QueueDriver {
     );
   }
 
+  /** Outcomes this process is handling right now (each one an active job of the load queue). */
+  private receiving = 0;
+
   private async receive(outcome: JobOutcome): Promise<void> {
-    await this.opts.onOutcome(outcome);
+    this.receiving++;
+    try {
+      await this.opts.onOutcome(outcome);
+    } finally {
+      this.receiving--;
+    }
     if (outcome.type !== 'requeued' && outcome.job.runId === this.opts.runId) {
       this.outstanding.delete(outcome.job.id);
       if (outcome.type === 'stop') await this.stop();
@@ -133,7 +137,9 @@ export class BullmqDriver implements QueueDriver {
     const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
     while (Date.now() < deadline) {
       const c = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
-      if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0) break;
+      // stop() is often called while an outcome is being handled (a 'stop' outcome): those
+      // load jobs are ours and active until stop() returns, so they cannot be waited for.
+      if ((c.waiting ?? 0) + (c.delayed ?? 0) === 0 && (c.active ?? 0) <= this.receiving) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await loadQueue.close();
@@ -201,13 +207,7 @@ export class BullmqDriver implements QueueDriver {
     this.emptySeen = 0;
     const lost = [...this.outstanding.values()];
     this.opts.log.warn({ jobs: lost.length }, 'queued jobs vanished from Redis; enqueuing them again');
-    const info: RunInfo = {
-      runId: this.opts.runId,
-      baseUrl: this.opts.baseUrl,
-      settings: this.opts.settings,
-      wait: this.opts.wait,
-    };
-    await this.opts.connection.set(runInfoKey(this.opts.prefix), JSON.stringify(info));
+    await this.opts.connection.set(runInfoKey(this.opts.prefix), JSON.stringify(runInfo(this.opts)));
     this.outstanding.clear();
     await this.submit(lost);
   }
@@ -222,4 +222,15 @@ export class BullmqDriver implements QueueDriver {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** What the workers of the run read from Redis (no secret in it). */
+function runInfo(opts: BullmqDriverOptions): RunInfo {
+  return {
+    runId: opts.runId,
+    baseUrl: opts.baseUrl,
+    settings: opts.settings,
+    wait: opts.wait,
+    limits: opts.limits,
+  };
 }

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { runJob } from '../../jobs/index.ts';
-import type { JobSettings } from '../../jobs/types.ts';
+import type { JobContext, JobSettings } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { ApiCallItem } from '../warehouse/rows.ts';
 import { decide, type ErrorAction } from './error-policy.ts';
@@ -41,18 +41,27 @@ export async function execute(
   signal: AbortSignal,
 ): Promise<Execution> {
   const calls: ApiCallItem[] = [];
-  const log = deps.log.child({ job: job.id, kind: job.spec.kind });
+  // The job's child logger is made only when something is logged: most attempts log nothing,
+  // and a child per attempt showed in profiles.
+  let child: Logger | null = null;
+  const jobLog = (): Logger => (child ??= deps.log.child({ job: job.id, kind: job.spec.kind }));
+  const ctx: JobContext = {
+    client: deps.client,
+    settings: deps.settings,
+    signal,
+    get log() {
+      return jobLog();
+    },
+  };
   try {
-    const result = await attemptCalls.run(calls, () =>
-      runJob({ log, client: deps.client, settings: deps.settings, signal }, job.spec.kind, job.spec.payload),
-    );
+    const result = await attemptCalls.run(calls, () => runJob(ctx, job.spec.kind, job.spec.payload));
     return { outcome: { type: 'done', job, result, calls }, action: null };
   } catch (err) {
     const action = decide(err, attempt);
     switch (action.action) {
       case 'pause':
       case 'retry':
-        log.debug({ action: action.action }, 'job goes back to waiting');
+        jobLog().debug({ action: action.action }, 'job goes back to waiting');
         return { outcome: { type: 'requeued', job, calls }, action };
       case 'stop':
         return {
@@ -60,7 +69,7 @@ export async function execute(
           action,
         };
       case 'fail':
-        log.warn({ code: action.code, reason: action.reason }, 'job failed');
+        jobLog().warn({ code: action.code, reason: action.reason }, 'job failed');
         return { outcome: { type: 'failed', job, reason: action.reason, code: action.code, calls }, action };
     }
   }

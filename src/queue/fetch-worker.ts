@@ -1,7 +1,7 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Governor } from '../governor/types.ts';
+import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
 
@@ -15,6 +15,12 @@ export interface RunInfo {
   settings: ExecuteDeps['settings'];
   /** false: a quota pause stops the run instead of waiting for the reset. */
   wait: boolean;
+  /**
+   * The run's reserve and cent caps, as the sync was told them: every process of the run
+   * governs by these, whatever its own config says (a worker started without --max-cents
+   * must not spend past the run's cap). Absent in run infos written by older versions.
+   */
+  limits?: GovernorLimits;
 }
 
 export function runInfoKey(prefix: string): string {

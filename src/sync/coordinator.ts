@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { jobId } from '../../jobs/job-id.ts';
+import { specId } from '../../jobs/job-id.ts';
 import type { JobSettings, JobSpec } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
@@ -141,7 +141,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     let chartsListed = false;
 
     const toQueued = (specs: JobSpec[]): QueuedJob[] =>
-      specs.map((spec) => ({ id: jobId(spec.kind, spec.payload), runId, spec }));
+      specs.map((spec) => ({ id: specId(spec), runId, spec }));
 
     /** The first failure of the warehouse (a full disk, a broken file): the run stops on it. */
     let writeFailure: unknown = null;

@@ -1,4 +1,4 @@
-import { job, jobId, PRIORITY, withPass } from '../../jobs/job-id.ts';
+import { job, PRIORITY, specId, withPass } from '../../jobs/job-id.ts';
 import type { JobSpec } from '../../jobs/types.ts';
 import { MAX_PAGE_SIZE } from '../api/endpoints.ts';
 import type { Objective } from '../config/index.ts';
@@ -213,7 +213,7 @@ export class Frontier {
 
   private fresh(jobs: JobSpec[]): JobSpec[] {
     return jobs.filter((j) => {
-      const id = jobId(j.kind, j.payload);
+      const id = specId(j);
       if (this.scheduled.has(id)) return false;
       this.scheduled.add(id);
       return true;

@@ -97,6 +97,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         settings: ctx.settings,
         deps: { client: ctx.client, settings: ctx.settings, log },
         governor,
+        limits: governorLimits(config),
         concurrency: config.queue.concurrency,
         localWorker: true,
         wait: config.quota.wait,

@@ -95,6 +95,43 @@ describe('governed sync: worker processes on one Redis', () => {
     }
   });
 
+  it("worker processes govern by the run's cap and reserve, not by their own config", async () => {
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('gov-limits');
+    const maxCents = 150;
+    // No --max-cents and no --reserve here: the run's own limits reach them through Redis.
+    const workers = await Promise.all([
+      startWorker(redisUrl, prefix, ['--config', config, '--concurrency', '4']),
+      startWorker(redisUrl, prefix, ['--config', config, '--concurrency', '4']),
+    ]);
+    const sim = await startSimulator({ fragrances: 40, seed: 41 });
+    try {
+      const dbPath = join(dir.path, 'worker-limits.duckdb');
+      const summary = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        flags: {
+          redis: redisUrl,
+          'queue-prefix': prefix,
+          'max-cents': String(maxCents),
+          config,
+          concurrency: '4',
+        },
+      });
+      expect(summary.status).toBe('budget_exhausted');
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
+      // What the service billed, counted at the service: never past the run's cap.
+      expect(sim.ledger().cents).toBeLessThanOrEqual(maxCents);
+      expect(sim.ledger().cents).toBeGreaterThan(maxCents / 2);
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      await sim.close();
+      await Promise.all(workers.map((w) => w.stop()));
+      await cleanPrefix(redisUrl, prefix);
+    }
+  });
+
   it('resumes after Redis lost its data mid-run; duplicated paid calls stay within the jobs in flight', async () => {
     const catalogue = { fragrances: 60, seed: 42 };
     const concurrency = 4;

@@ -1,6 +1,7 @@
 import type { FragranceClient } from '../../api/client.ts';
 import { oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
+import type { GovernorLimits } from '../../governor/types.ts';
 import { recordCall } from '../../queue/execute.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
 import { clientFromConfig, connectRedis, governorLimits } from '../../sync/runtime.ts';
@@ -41,19 +42,22 @@ export async function run(argv: string[]): Promise<number> {
     limits: governorLimits(config),
     logger: log,
   });
+  // One client per service address and run limits: its governor checks the run's caps and
+  // reserve (RunInfo.limits), not this process's own, so no worker can overspend a run.
   const clients = new Map<string, FragranceClient>();
-  const clientFor = (baseUrl: string) => {
-    let c = clients.get(baseUrl);
+  const clientFor = (baseUrl: string, limits: GovernorLimits) => {
+    const key = JSON.stringify([baseUrl, limits]);
+    let c = clients.get(key);
     if (!c) {
       c = clientFromConfig(config, {
         baseUrl,
         apiKey,
-        governor,
+        governor: createRedisGovernor(redis, { prefix: config.queue.prefix, limits, logger: log }),
         onCall: (call) =>
           recordCall(call, () => log.error({ endpoint: call.endpoint }, 'call outside a job')),
         log,
       });
-      clients.set(baseUrl, c);
+      clients.set(key, c);
     }
     return c;
   };
@@ -70,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       const info = JSON.parse(raw) as RunInfo;
       if (info.runId !== runId) return null;
       // The worker's own --base-url wins: it may reach the service by another address.
-      const client = clientFor(config.baseUrl ?? info.baseUrl);
+      const client = clientFor(config.baseUrl ?? info.baseUrl, info.limits ?? governorLimits(config));
       return { deps: { client, settings: info.settings, log }, wait: info.wait };
     },
   });
