@@ -179,7 +179,10 @@ export class BullmqDriver implements QueueDriver {
         const was = this.pause;
         this.pause = until;
         if (until && (!was || was.getTime() !== until.getTime())) this.opts.onPause?.(until);
-        if (was && !until && !this.stopped) void this.opts.onResume?.().catch(() => undefined);
+        // Only while work is outstanding: a pause that began with the run's last call must not
+        // start new work once the run is done.
+        if (was && !until && !this.stopped && this.outstanding.size > 0)
+          void this.opts.onResume?.().catch(() => undefined);
       });
       if (++this.lostChecks % 4 === 0) void this.recoverLost().catch(() => undefined);
     }, 500);

@@ -137,6 +137,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     let seenAccords = new Set<string>();
     let seenCharts = new Set<string>();
     const rewalk = new ResetRewalk(frontier, runLog);
+    let drained = false;
     let accordsListed = false;
     let chartsListed = false;
 
@@ -235,7 +236,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       onResume: async () => {
         pausedUntil = null;
         const walks = rewalk.resumed();
-        if (stop || walks.length === 0) return;
+        if (stop || drained || walks.length === 0) return;
         jobsScheduled += walks.length;
         await driver?.submit(toQueued(walks));
       },
@@ -261,6 +262,8 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       await driver.submit(toQueued(initial));
       await driver.idle();
     } finally {
+      // From here on nothing may be submitted: a late resume would send calls nobody records.
+      drained = true;
       clearInterval(ticker);
     }
 
