@@ -1,8 +1,8 @@
 -- Fragrance profiles: upsert the row, replace notes and accords as a whole, record score history.
+-- Staging holds only the last profile and the last summary per id (stage-rows.ts): no window.
 CREATE OR REPLACE TEMP TABLE w_fragrance AS
 SELECT f.* FROM stg_fragrance f
-ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = f.id
-QUALIFY row_number() OVER (PARTITION BY f.id ORDER BY f.seq DESC) = 1;
+ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = f.id;
 
 UPDATE sync_items s SET last_changed = batch_at()
 FROM (
@@ -32,14 +32,15 @@ ON CONFLICT (id) DO UPDATE SET
   score = excluded.score, _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;
 
 DELETE FROM fragrance_notes WHERE fragrance_id IN (SELECT id FROM w_fragrance);
+-- Entries carry only their profile's seq (staging.ts): the key comes from the profile.
 INSERT INTO fragrance_notes
-SELECT n.fragrance_id, n.layer, n.position, n.note, batch_run(), batch_at()
-FROM stg_fragrance_note n SEMI JOIN w_fragrance w ON n.seq = w.seq;
+SELECT w.id, n.layer, n.position, n.note, batch_run(), batch_at()
+FROM stg_fragrance_note n JOIN w_fragrance w ON n.seq = w.seq;
 
 DELETE FROM fragrance_accords WHERE fragrance_id IN (SELECT id FROM w_fragrance);
 INSERT INTO fragrance_accords
-SELECT a.fragrance_id, a.position, a.accord, a.strength, batch_run(), batch_at()
-FROM stg_fragrance_accord a SEMI JOIN w_fragrance w ON a.seq = w.seq;
+SELECT w.id, a.position, a.accord, a.strength, batch_run(), batch_at()
+FROM stg_fragrance_accord a JOIN w_fragrance w ON a.seq = w.seq;
 
 -- Summaries (list pages, batch, trending) only carry name and brand: they create the row
 -- with NULL profile columns, or update name and brand, and never touch the rest. A summary
@@ -48,8 +49,7 @@ FROM stg_fragrance_accord a SEMI JOIN w_fragrance w ON a.seq = w.seq;
 CREATE OR REPLACE TEMP TABLE w_summary AS
 SELECT s.* FROM stg_fragrance_summary s
 ANTI JOIN w_removal r ON r.entity = 'fragrance' AND r.key = s.id
-ANTI JOIN w_fragrance w ON w.id = s.id AND w.seq > s.seq
-QUALIFY row_number() OVER (PARTITION BY s.id ORDER BY s.seq DESC) = 1;
+ANTI JOIN w_fragrance w ON w.id = s.id AND w.seq > s.seq;
 
 UPDATE sync_items s SET last_changed = batch_at()
 FROM (

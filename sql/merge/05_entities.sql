@@ -1,8 +1,9 @@
 -- Brands, perfumers, notes, accords, charts (+ chart snapshots) and review digests.
 -- The last item per key wins; a note from a list page (no description) keeps the stored one.
+-- Staging holds only the last brand, perfumer, accord and review digest per key
+-- (stage-rows.ts): no window picks them here.
 CREATE OR REPLACE TEMP TABLE w_brand AS
-SELECT b.* FROM stg_brand b ANTI JOIN w_removal r ON r.entity = 'brand' AND r.key = b.slug
-QUALIFY row_number() OVER (PARTITION BY b.slug ORDER BY b.seq DESC) = 1;
+SELECT b.* FROM stg_brand b ANTI JOIN w_removal r ON r.entity = 'brand' AND r.key = b.slug;
 UPDATE sync_items s SET last_changed = batch_at()
 FROM (
   SELECT w.slug FROM w_brand w LEFT JOIN brands b ON b.slug = w.slug
@@ -15,8 +16,7 @@ ON CONFLICT (slug) DO UPDATE SET
   _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;
 
 CREATE OR REPLACE TEMP TABLE w_perfumer AS
-SELECT p.* FROM stg_perfumer p ANTI JOIN w_removal r ON r.entity = 'perfumer' AND r.key = p.slug
-QUALIFY row_number() OVER (PARTITION BY p.slug ORDER BY p.seq DESC) = 1;
+SELECT p.* FROM stg_perfumer p ANTI JOIN w_removal r ON r.entity = 'perfumer' AND r.key = p.slug;
 UPDATE sync_items s SET last_changed = batch_at()
 FROM (
   SELECT w.slug FROM w_perfumer w LEFT JOIN perfumers p ON p.slug = w.slug
@@ -46,8 +46,7 @@ ON CONFLICT (slug) DO UPDATE SET
   _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;
 
 CREATE OR REPLACE TEMP TABLE w_accord AS
-SELECT a.* FROM stg_accord a ANTI JOIN w_removal r ON r.entity = 'accord' AND r.key = a.slug
-QUALIFY row_number() OVER (PARTITION BY a.slug ORDER BY a.seq DESC) = 1;
+SELECT a.* FROM stg_accord a ANTI JOIN w_removal r ON r.entity = 'accord' AND r.key = a.slug;
 UPDATE sync_items s SET last_changed = batch_at()
 FROM (
   SELECT w.slug FROM w_accord w LEFT JOIN accords a ON a.slug = w.slug
@@ -82,6 +81,5 @@ QUALIFY row_number() OVER (PARTITION BY e.chart_slug, e.snapshot_date, e.rank OR
 
 INSERT INTO review_digests
 SELECT fragrance_id, raw::JSON, batch_at(), batch_run() FROM stg_review_digest
-QUALIFY row_number() OVER (PARTITION BY fragrance_id ORDER BY seq DESC) = 1
 ON CONFLICT (fragrance_id) DO UPDATE SET
   raw = excluded.raw, fetched_at = excluded.fetched_at, run_id = excluded.run_id;

@@ -23,8 +23,8 @@ ON CONFLICT (entity, key) DO UPDATE SET
   fetched_review_digest = coalesce(excluded.fetched_review_digest, sync_items.fetched_review_digest),
   fetched_catalogue = coalesce(excluded.fetched_catalogue, sync_items.fetched_catalogue);
 
+-- Staging holds only the last mark per walk (stage-rows.ts).
 INSERT INTO sync_walks
 SELECT walk, page, total, done, batch_at(), batch_run() FROM stg_mark_walk
-QUALIFY row_number() OVER (PARTITION BY walk ORDER BY seq DESC) = 1
 ON CONFLICT (walk) DO UPDATE SET
   page = excluded.page, total = excluded.total, done = excluded.done, "at" = excluded."at", run_id = excluded.run_id;

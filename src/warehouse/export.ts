@@ -37,6 +37,10 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
   const tables: Record<string, number> = {};
   try {
     await db.exclusive(async (c) => {
+      // The loader's session runs DuckDB on one thread (sql/session.sql); writing Parquet is
+      // one big scan per table, where every core helps. Restored afterwards.
+      const [threads] = await rows<{ v: string }>(c, "SELECT current_setting('threads')::VARCHAR AS v");
+      await c.run('RESET threads');
       await c.run('BEGIN TRANSACTION');
       try {
         for (const table of CONTRACT_TABLES) {
@@ -60,6 +64,7 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
         }
       } finally {
         await c.run('COMMIT');
+        await c.run(`SET threads = ${Number(threads?.v ?? 1) || 1}`);
       }
     });
   } catch (err) {

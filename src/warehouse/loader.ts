@@ -52,7 +52,7 @@ export class Loader {
   async load(batch: LoadBatch, loadedAt: Date): Promise<LoadResult> {
     let staged: ReturnType<typeof stageBatch>;
     try {
-      staged = stageBatch(batch, loadedAt);
+      staged = stageBatch(batch);
     } catch (err) {
       throw toWarehouseError(err, `load of run ${batch.runId} refused`, this.db.path);
     }
@@ -70,7 +70,7 @@ export class Loader {
         try {
           // One round trip for the whole transaction body: every await is a turn of the event
           // loop, which is busy with the fetch side while a sync runs.
-          const counts = await this.applyAndCount(c, plan, loadedAt);
+          const counts = await this.applyAndCount(c, plan, batch.runId, loadedAt);
           await c.run('COMMIT');
           this.filled = plan.filled;
           this.stored?.record(staged);
@@ -89,20 +89,26 @@ export class Loader {
   }
 
   /**
-   * BEGIN, the planned merges, then the rows per table carrying this batch's load time, in
-   * one multi-statement call (its result is the last statement's). Tables no statement wrote
-   * are 0 without a scan. The load time is inlined as a literal (an ISO string we made).
+   * The batch's run id and load time (the variables behind batch_run() and batch_at(), see
+   * sql/session.sql), BEGIN, the planned merges, then the rows per table carrying this
+   * batch's load time, in one multi-statement call (its result is the last statement's).
+   * Tables no statement wrote are 0 without a scan. The load time is inlined as a literal
+   * (an ISO string we made); the run id is quoted as an SQL string literal.
    */
   private async applyAndCount(
     c: DuckDBConnection,
     plan: BatchPlan,
+    runId: string,
     loadedAt: Date,
   ): Promise<Record<string, number>> {
     const counts = Object.fromEntries(this.countArms.map((a) => [a.key, 0]));
     const arms = this.countArms.filter((a) => plan.writes.has(a.table));
     const at = `'${loadedAt.toISOString()}'`;
     const countSql = arms.map((a) => a.sql.replaceAll('$1', at)).join('\nUNION ALL ');
-    const body = ['BEGIN TRANSACTION;', plan.sql, countSql].filter((x) => x.length > 0).join('\n');
+    const vars =
+      `SET VARIABLE fragsync_batch_run = '${runId.replaceAll("'", "''")}';\n` +
+      `SET VARIABLE fragsync_batch_at = ${at}::TIMESTAMPTZ;`;
+    const body = [vars, 'BEGIN TRANSACTION;', plan.sql, countSql].filter((x) => x.length > 0).join('\n');
     if (arms.length === 0) {
       await c.run(body);
       return counts;

@@ -5,7 +5,7 @@ export interface MergeStatement {
   sql: string;
   /** The work table (`w_*`) it creates, if it is a CREATE TEMP TABLE ... AS. */
   creates: string | null;
-  /** Staging and work tables it reads (stg_batch excluded: it is never empty). */
+  /** Staging and work tables it reads. */
   reads: string[];
   /** The warehouse table it inserts into, updates or deletes from. */
   writes: string | null;
@@ -28,7 +28,7 @@ export function parseMerge(files: readonly SqlFile[]): MergeStatement[] {
         // table it only LEFT JOINs or ANTI JOINs cannot).
         const driven = /--\s*empty unless:\s*([a-z_, ]+)/.exec(chunk)?.[1];
         const all = driven ? driven.split(',').map((t) => t.trim()) : (sql.match(BATCH_TABLE) ?? []);
-        const reads = [...new Set(all)].filter((t) => t !== creates && t !== 'stg_batch');
+        const reads = [...new Set(all)].filter((t) => t !== creates);
         const writes = creates ? null : (WRITES.exec(sql)?.[1] ?? null);
         return { sql, creates, reads, writes };
       }),

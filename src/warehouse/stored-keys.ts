@@ -13,11 +13,11 @@ import type { StagingTable } from './staging.ts';
 const REPLACED: readonly { table: string; key: string; via: string; staging: StagingTable }[] = [
   { table: 'fragrance_notes', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
   { table: 'fragrance_accords', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
-  { table: 'similar_fragrances', key: 'fragrance_id', via: 'w_similar', staging: 'stg_similar_head' },
-  { table: 'wearing_moods', key: 'fragrance_id', via: 'w_wearing', staging: 'stg_wearing' },
-  { table: 'wearing_occasions', key: 'fragrance_id', via: 'w_wearing', staging: 'stg_wearing' },
-  { table: 'reviews', key: 'fragrance_id', via: 'w_review_replace', staging: 'stg_reviews_head' },
-  { table: 'brand_fragrances', key: 'brand_slug', via: 'w_catalogue', staging: 'stg_catalogue_head' },
+  { table: 'similar_fragrances', key: 'fragrance_id', via: 'stg_similar_head', staging: 'stg_similar_head' },
+  { table: 'wearing_moods', key: 'fragrance_id', via: 'stg_wearing', staging: 'stg_wearing' },
+  { table: 'wearing_occasions', key: 'fragrance_id', via: 'stg_wearing', staging: 'stg_wearing' },
+  { table: 'reviews', key: 'fragrance_id', via: 'stg_reviews_replace', staging: 'stg_reviews_replace' },
+  { table: 'brand_fragrances', key: 'brand_slug', via: 'stg_catalogue_head', staging: 'stg_catalogue_head' },
 ];
 
 /**

@@ -25,7 +25,7 @@ describe('merge plan', () => {
   test('a batch of reviews runs only the review and progress merges', () => {
     const plan = planBatch(
       merges,
-      new Set(['stg_reviews_head', 'stg_review', 'stg_mark_fetched']),
+      new Set(['stg_reviews_replace', 'stg_reviews_prepend', 'stg_review', 'stg_mark_fetched']),
       new Set(),
     );
     expect(plan.writes).toEqual(new Set(['reviews', 'review_totals', 'quarantine', 'sync_items']));
