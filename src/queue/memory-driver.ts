@@ -16,7 +16,10 @@ export interface MemoryDriverOptions {
   onOutcome: OutcomeHandler;
   /** Called whenever a pause begins, with its local end. */
   onPause?: (until: Date) => void;
-  /** Called when a pause ends; no waiting job is taken until it settles (it may submit jobs first). */
+  /**
+   * Called when a pause ends (work is still waiting then: the driver is not idle while
+   * paused); no waiting job is taken until it settles (it may submit jobs first).
+   */
   onResume?: () => Promise<void>;
 }
 

@@ -34,7 +34,10 @@ export interface DriverContext {
   settings: JobSettings;
   onOutcome: (outcome: JobOutcome) => Promise<void>;
   onPause: (until: Date) => void;
-  /** Called when a quota pause ends; the driver takes no waiting job until it settles. */
+  /**
+   * Called when a quota pause ends while the run still has work outstanding (never after
+   * idle()); the driver takes no waiting job until it settles.
+   */
   onResume: () => Promise<void>;
 }
 
@@ -137,7 +140,6 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     let seenAccords = new Set<string>();
     let seenCharts = new Set<string>();
     const rewalk = new ResetRewalk(frontier, runLog);
-    let drained = false;
     let accordsListed = false;
     let chartsListed = false;
 
@@ -235,8 +237,9 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       },
       onResume: async () => {
         pausedUntil = null;
+        if (stop) return;
         const walks = rewalk.resumed();
-        if (stop || drained || walks.length === 0) return;
+        if (walks.length === 0) return;
         jobsScheduled += walks.length;
         await driver?.submit(toQueued(walks));
       },
@@ -262,8 +265,6 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       await driver.submit(toQueued(initial));
       await driver.idle();
     } finally {
-      // From here on nothing may be submitted: a late resume would send calls nobody records.
-      drained = true;
       clearInterval(ticker);
     }
 

@@ -27,8 +27,6 @@ import type { LoadEntry, ProgressMark } from '../warehouse/rows.ts';
  * row (`journal:<id>`), and only then deletes it. A crash between commit and delete is
  * harmless: replay skips segments the warehouse already recorded.
  */
-export type JournalEntry = LoadEntry;
-
 export class Journal {
   private segmentId = randomUUID();
   private lines = 0;
@@ -44,28 +42,24 @@ export class Journal {
     return join(dirname(this.dbPath), `${this.prefix}${id}.jsonl`);
   }
 
-  /** Append one serialized entry (a JournalEntry as JSON, without the newline). */
+  /** Append one serialized entry (a LoadEntry as JSON, without the newline). */
   append(line: string): void {
     this.fd ??= openSync(this.segmentPath(this.segmentId), 'a');
     writeSync(this.fd, line + '\n');
     this.lines++;
   }
 
-  private closeFile(): void {
+  /** Close the open file (the segment stays for the next start to replay, or for seal). */
+  close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-  }
-
-  /** Close the open file (the segment stays for the next start to replay). */
-  close(): void {
-    this.closeFile();
   }
 
   /** Close the open segment for a flush; later appends go to a new one. Returns its id, or null if empty. */
   seal(): string | null {
     if (this.lines === 0) return null;
     const id = this.segmentId;
-    this.closeFile();
+    this.close();
     renameSync(this.segmentPath(id), this.segmentPath(`${id}.sealed`));
     this.segmentId = randomUUID();
     this.lines = 0;
@@ -78,7 +72,7 @@ export class Journal {
   }
 
   /** Segments left by a process that died, oldest first: id and entries. */
-  leftovers(): { id: string; entries: JournalEntry[] }[] {
+  leftovers(): { id: string; entries: LoadEntry[] }[] {
     const dir = dirname(this.dbPath);
     if (!existsSync(dir)) return [];
     const found = readdirSync(dir, { withFileTypes: true })
@@ -95,7 +89,7 @@ export class Journal {
         .filter((l) => l.length > 0)
         .flatMap((l) => {
           try {
-            return [JSON.parse(l) as JournalEntry];
+            return [JSON.parse(l) as LoadEntry];
           } catch {
             return [];
           }

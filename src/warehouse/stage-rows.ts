@@ -20,13 +20,13 @@ export function stageBatch(batch: LoadBatch): StagedRows {
   const out = Object.fromEntries(STAGING_TABLES.map((t) => [t, [] as Cell[][]])) as StagedRows;
   const callOccurrences = new Map<string, number>();
   const items = batch.items.map(checkItem);
+  const keys = items.map(lastWinsKey);
   const last = new Map<string, number>();
-  items.forEach((item, seq) => {
-    const key = lastWinsKey(item);
+  keys.forEach((key, seq) => {
     if (key !== null) last.set(key, seq);
   });
   items.forEach((item, seq) => {
-    const key = lastWinsKey(item);
+    const key = keys[seq] ?? null;
     if (key === null || last.get(key) === seq) stageItem(out, item, seq, batch.runId, callOccurrences);
   });
   // The last mark per walk wins (sync_walks holds one row per walk).

@@ -95,8 +95,8 @@ export class Warehouse implements WarehouseHandle {
   }
 
   /**
-   * Applies entries serialized as the journal holds them (one LoadEntry as JSON per line),
-   * plus `progress`, as one batch. The loader thread takes the journal's lines as they are,
+   * Applies entries of run `runId` serialized as the journal holds them (one LoadEntry as
+   * JSON per line), plus `progress`, as one batch. The loader thread takes the journal's lines as they are,
    * so the fetching thread encodes each result once and never parses it back.
    */
   loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult> {
