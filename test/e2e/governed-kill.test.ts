@@ -85,6 +85,10 @@ describe('governed sync: killed processes', () => {
       config,
     );
     const sim = await startSimulator(CATALOGUE);
+    // Responses take 25 ms, so each kill (within half a second of the run's first calls) lands
+    // while work is left, however fast the sync has become: a kill after the run completed
+    // would test nothing (and the next run would open a new cycle).
+    sim.setFaults({ latencyMs: 25 });
     try {
       const dbPath = join(dir.path, 'killed.duckdb');
       const delays: number[] = [];
