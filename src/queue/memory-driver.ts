@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
+import { Fifo } from './fifo.ts';
 import type { OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 /** The longest delay a Node timer takes (about 24.8 days). */
@@ -29,7 +30,9 @@ export interface MemoryDriverOptions {
  */
 export class MemoryDriver implements QueueDriver {
   readonly name = 'memory' as const;
-  private readonly queues = new Map<number, QueuedJob[]>();
+  private readonly queues = new Map<number, Fifo<QueuedJob>>();
+  /** The priorities present in `queues`, lowest (first taken) first. */
+  private priorities: number[] = [];
   private readonly seen = new Set<string>();
   private readonly attempts = new Map<string, number>();
   private active = 0;
@@ -84,16 +87,16 @@ export class MemoryDriver implements QueueDriver {
     const priority = job.spec.priority;
     let q = this.queues.get(priority);
     if (!q) {
-      q = [];
+      q = new Fifo();
       this.queues.set(priority, q);
+      this.priorities = [...this.queues.keys()].sort((a, b) => a - b);
     }
     if (front) q.unshift(job);
     else q.push(job);
   }
 
   private next(): QueuedJob | undefined {
-    const priorities = [...this.queues.keys()].sort((a, b) => a - b);
-    for (const p of priorities) {
+    for (const p of this.priorities) {
       const job = this.queues.get(p)?.shift();
       if (job) return job;
     }

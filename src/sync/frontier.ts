@@ -19,11 +19,11 @@ const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
 const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
 
 export class Frontier {
-  /** `${entity}|${key}|${dataset}` fetched since the cycle began (warehouse plus this run). */
-  private readonly done = new Set<string>();
-  /** `${entity}|${key}` known to exist (warehouse plus this run's discoveries). */
-  private readonly known = new Set<string>();
-  private readonly removed = new Set<string>();
+  /** Keys per `${entity}|${dataset}` fetched since the cycle began (warehouse plus this run). */
+  private readonly done = new KeySets();
+  /** Keys per entity known to exist (warehouse plus this run's discoveries). */
+  private readonly known = new KeySets();
+  private readonly removed = new KeySets();
   /** Walk pages read in this cycle: `fragrances@3`. */
   private readonly pagesDone = new Set<string>();
   /** pagination.total seen on page 1 of each walk in this cycle. */
@@ -42,11 +42,10 @@ export class Frontier {
   ) {
     this.cycleStart = state.cycleStart ?? runStart.toISOString();
     for (const item of state.items) {
-      const ek = `${item.entity}|${item.key}`;
-      if (item.removed) this.removed.add(ek);
-      else this.known.add(ek);
+      if (item.removed) this.removed.add(item.entity, item.key);
+      else this.known.add(item.entity, item.key);
       for (const [ds, at] of Object.entries(item.fetched)) {
-        if (at && at >= this.cycleStart) this.done.add(`${ek}|${ds}`);
+        if (at && at >= this.cycleStart) this.done.add(`${item.entity}|${ds}`, item.key);
       }
     }
     // Walks are the fresh-but-cheap work that finds new and removed items: a backfill that
@@ -88,10 +87,8 @@ export class Frontier {
     if (d.accords && !this.pagesDone.has('accords')) jobs.push(job('accords', {}, PRIORITY.walk));
     if (d.charts && !this.pagesDone.has('charts')) jobs.push(job('charts', {}, PRIORITY.walk));
     if (d.trending) jobs.push(job('trending', {}, PRIORITY.walk));
-    for (const ek of this.known) {
-      const [entity, key] = splitKey(ek);
-      jobs.push(...this.owed(entity, key));
-    }
+    for (const [entity, keys] of this.known.groups())
+      for (const key of keys) jobs.push(...this.owed(entity as EntityKind, key));
     return this.fresh(jobs);
   }
 
@@ -108,18 +105,20 @@ export class Frontier {
         if (mark.done) this.pagesDone.add(mark.walk);
         keep.push(mark);
       } else if (mark.kind === 'fetched') {
-        const ek = `${mark.entity}|${mark.key}`;
-        this.done.add(`${ek}|${mark.dataset}`);
+        this.done.add(`${mark.entity}|${mark.dataset}`, mark.key);
         keep.push(mark);
         // The profile opens the fragrance's other datasets: a removed one (404) costs one call.
-        if (mark.entity === 'fragrance' && mark.dataset === 'profile' && !this.removed.has(ek)) {
+        if (
+          mark.entity === 'fragrance' &&
+          mark.dataset === 'profile' &&
+          !this.removed.has('fragrance', mark.key)
+        ) {
           jobs.push(...this.owed('fragrance', mark.key));
         }
       } else {
-        const ek = `${mark.entity}|${mark.key}`;
-        if (this.known.has(ek)) continue;
-        this.known.add(ek);
-        this.removed.delete(ek);
+        if (this.known.has(mark.entity, mark.key)) continue;
+        this.known.add(mark.entity, mark.key);
+        this.removed.delete(mark.entity, mark.key);
         keep.push(mark);
         jobs.push(...this.owed(mark.entity as EntityKind, mark.key));
       }
@@ -129,14 +128,13 @@ export class Frontier {
 
   markRemoved(entity: EntityKind, keys: string[]): void {
     for (const key of keys) {
-      this.removed.add(`${entity}|${key}`);
-      this.known.delete(`${entity}|${key}`);
+      this.removed.add(entity, key);
+      this.known.delete(entity, key);
     }
   }
 
   knownKeys(entity: EntityKind): string[] {
-    const prefix = `${entity}|`;
-    return [...this.known].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+    return this.known.keys(entity);
   }
 
   /**
@@ -155,7 +153,7 @@ export class Frontier {
 
   private owed(entity: EntityKind, key: string): JobSpec[] {
     const d = this.datasets;
-    const need = (ds: Dataset) => !this.done.has(`${entity}|${key}|${ds}`);
+    const need = (ds: Dataset) => !this.done.has(`${entity}|${ds}`, key);
     switch (entity) {
       case 'fragrance': {
         if (d.fragrances && need('profile')) return [job('fragranceProfile', { id: key }, PRIORITY.profile)];
@@ -221,7 +219,33 @@ export class Frontier {
   }
 }
 
-function splitKey(ek: string): [EntityKind, string] {
-  const i = ek.indexOf('|');
-  return [ek.slice(0, i) as EntityKind, ek.slice(i + 1)];
+/**
+ * Sets of keys per group (an entity kind, or entity and dataset). A similar list names 50
+ * fragrances and a 20k sync reads a million such names: a lookup in the group's set of the
+ * key as parsed costs no string concatenation (the flat `${entity}|${key}` form did).
+ */
+class KeySets {
+  private readonly sets = new Map<string, Set<string>>();
+
+  has(group: string, key: string): boolean {
+    return this.sets.get(group)?.has(key) ?? false;
+  }
+
+  add(group: string, key: string): void {
+    let set = this.sets.get(group);
+    if (!set) this.sets.set(group, (set = new Set()));
+    set.add(key);
+  }
+
+  delete(group: string, key: string): void {
+    this.sets.get(group)?.delete(key);
+  }
+
+  keys(group: string): string[] {
+    return [...(this.sets.get(group) ?? [])];
+  }
+
+  groups(): IterableIterator<[string, Set<string>]> {
+    return this.sets.entries();
+  }
 }
