@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { Journal, journalMark } from '../warehouse/journal.ts';
 import type { LoadEntry, LoadItem, ProgressMark } from '../warehouse/rows.ts';
-import { Journal, journalMark } from './journal.ts';
 
 export interface LoadStageOptions {
   /** Items per warehouse transaction (count). */
@@ -12,13 +12,13 @@ export interface LoadStageOptions {
 }
 
 /**
- * The single writer: buffers job results (journaled first), and writes them to DuckDB in
- * batched transactions, one at a time, off the path that keeps requests in flight.
+ * The single writer: journals job results, and has the warehouse load them in batched
+ * transactions, one at a time, off the path that keeps requests in flight. The journal is
+ * the buffer: a batch is a sealed journal segment, which the loader reads itself.
  */
 export class LoadStage {
   private readonly journal: Journal;
-  /** Journal lines (serialized LoadEntry) not yet handed to the warehouse. */
-  private buffer: string[] = [];
+  /** Items and marks journaled since the last seal (the next batch's size). */
   private size = 0;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
@@ -36,7 +36,7 @@ export class LoadStage {
     this.journal = new Journal(dbPath);
   }
 
-  /** Replay what a dead process journaled but never committed. Returns the number of entries replayed. */
+  /** Replay what a dead process journaled but never committed. Returns the number of segments replayed. */
   static async recover(warehouse: WarehouseHandle, dbPath: string, log: Logger): Promise<number> {
     const journal = new Journal(dbPath);
     const leftovers = journal.leftovers();
@@ -46,29 +46,14 @@ export class LoadStage {
       state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
     );
     let replayed = 0;
-    for (const { id, entries } of leftovers) {
-      if (!committed.has(id) && entries.length > 0) {
-        const byRun = new Map<string, { items: LoadItem[]; progress: ProgressMark[] }>();
-        for (const e of entries) {
-          const b = byRun.get(e.runId) ?? { items: [], progress: [] };
-          b.items.push(...e.items);
-          b.progress.push(...e.progress);
-          byRun.set(e.runId, b);
-        }
-        let first = true;
-        for (const [runId, b] of byRun) {
-          await warehouse.load({
-            runId,
-            items: b.items,
-            progress: first ? [...b.progress, journalMark(id)] : b.progress,
-          });
-          first = false;
-        }
-        replayed += entries.length;
+    for (const { id, path } of leftovers) {
+      if (!committed.has(id)) {
+        await warehouse.loadJournal(path, [journalMark(id)]);
+        replayed++;
       }
       journal.removeLeftover(id);
     }
-    log.info({ replayed }, 'replayed journaled results of an interrupted run');
+    log.info({ segments: replayed }, 'replayed journaled results of an interrupted run');
     return replayed;
   }
 
@@ -83,11 +68,8 @@ export class LoadStage {
    */
   add(items: LoadItem[], progress: ProgressMark[]): void {
     if (items.length === 0 && progress.length === 0) return;
-    // Encoded once: the same line goes to the journal and, in the next batch, to the loader.
-    const line = JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry);
-    this.journal.append(line);
+    this.journal.append(JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry));
     if (this.writeError) return;
-    this.buffer.push(line);
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends
     if (this.size >= this.opts.batchItems) this.startWrite();
@@ -106,18 +88,16 @@ export class LoadStage {
       this.settleIdle();
       return;
     }
-    const batch = this.buffer;
     const segment = this.journal.seal();
-    this.buffer = [];
     this.size = 0;
+    if (!segment) {
+      this.settleIdle();
+      return;
+    }
     this.writing = (async () => {
       try {
-        const result = await this.warehouse.loadLines(
-          this.runId,
-          batch,
-          segment ? [journalMark(segment)] : [],
-        );
-        if (segment) this.journal.discard(segment);
+        const result = await this.warehouse.loadJournal(segment.path, [journalMark(segment.id)]);
+        this.journal.discard(segment.id);
         for (const [table, n] of Object.entries(result.counts ?? {}))
           this.loaded[table] = (this.loaded[table] ?? 0) + n;
       } catch (err) {

@@ -12,7 +12,7 @@ import type { RunStatus } from './warehouse.ts';
  */
 export interface WarehouseHandle {
   load(batch: LoadBatch): Promise<LoadResult>;
-  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult>;
+  loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult>;
   startRun(runId: string, startedAt: Date): Promise<void>;
   finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void>;
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;

@@ -6,7 +6,8 @@ import { Db, WarehouseError, toWarehouseError } from './db.ts';
 import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
-import type { LoadBatch, LoadEntry, LoadItem, ProgressMark } from './rows.ts';
+import { readJournal } from './journal.ts';
+import type { LoadBatch, ProgressMark } from './rows.ts';
 import type { SyncState } from './state-types.ts';
 import type { WarehouseHandle } from './handle.ts';
 import { readSyncState } from './sync-state.ts';
@@ -95,20 +96,22 @@ export class Warehouse implements WarehouseHandle {
   }
 
   /**
-   * Applies entries of run `runId` serialized as the journal holds them (one LoadEntry as
-   * JSON per line), plus `progress`, as one batch. The loader thread takes the journal's lines as they are,
-   * so the fetching thread encodes each result once and never parses it back.
+   * Applies a journal segment (see journal.ts): one transaction per run whose entries it
+   * holds (normally one), `progress` with the last, so the segment counts as loaded only once
+   * all of it is. The loader reads the file itself: the fetching thread hands over a path,
+   * never the results.
    */
-  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult> {
-    const items: LoadItem[] = [];
-    const marks: ProgressMark[] = [];
-    for (const line of lines) {
-      const entry = JSON.parse(line) as LoadEntry;
-      for (const i of entry.items) items.push(i);
-      for (const p of entry.progress) marks.push(p);
+  async loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult> {
+    const total: LoadResult = { counts: {}, invalidItems: 0 };
+    const batches = readJournal(path);
+    for (const [i, batch] of batches.entries()) {
+      if (i === batches.length - 1) batch.progress.push(...progress);
+      const result = await this.load(batch);
+      for (const [table, n] of Object.entries(result.counts))
+        total.counts[table] = (total.counts[table] ?? 0) + n;
+      total.invalidItems += result.invalidItems;
     }
-    for (const p of progress) marks.push(p);
-    return this.load({ runId, items, progress: marks });
+    return total;
   }
 
   async startRun(runId: string, startedAt: Date): Promise<void> {

@@ -34,8 +34,9 @@ function jsonLines(): { lines: Record<string, unknown>[]; logger: pino.Logger } 
   return { lines, logger: pino({ level: 'debug' }, stream) };
 }
 
-test('a warehouse in a worker thread loads journal lines exactly as one in this thread does', async () => {
-  const lines = [entry('r1', 'a'), entry('r1', 'b/c')];
+test('a warehouse in a worker thread loads a journal segment exactly as one in this thread does', async () => {
+  const segment = `${dir.path}/segment.jsonl`;
+  await writeFile(segment, `${entry('r1', 'a')}\n${entry('r1', 'b/c')}\n`);
   const { lines: logs, logger } = jsonLines();
   const remote = await ThreadWarehouse.open(`${dir.path}/thread.duckdb`, {
     logger: logger.child({ runId: 'r1' }),
@@ -44,7 +45,7 @@ test('a warehouse in a worker thread loads journal lines exactly as one in this 
   try {
     for (const wh of [remote, local]) {
       await wh.startRun('r1', new Date('2026-01-01T00:00:00Z'));
-      const result = await wh.loadLines('r1', lines, [
+      const result = await wh.loadJournal(segment, [
         { kind: 'walk', walk: 'journal:x', page: 0, total: 0, done: true },
       ]);
       expect(result.counts.fragrances).toBe(2);

@@ -102,8 +102,8 @@ export class ThreadWarehouse implements WarehouseHandle {
     return this.call('load', [batch]);
   }
 
-  loadLines(runId: string, lines: readonly string[], progress: ProgressMark[]): Promise<LoadResult> {
-    return this.call('loadLines', [runId, lines, progress]);
+  loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult> {
+    return this.call('loadJournal', [path, progress]);
   }
 
   startRun(runId: string, startedAt: Date): Promise<void> {

@@ -21,7 +21,7 @@ const logger = pino(
 
 const METHODS = new Set<keyof WarehouseHandle>([
   'load',
-  'loadLines',
+  'loadJournal',
   'startRun',
   'finishRun',
   'spendOnDay',

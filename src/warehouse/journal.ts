@@ -1,0 +1,143 @@
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { LoadBatch, LoadEntry, ProgressMark } from './rows.ts';
+
+/**
+ * The write-ahead journal in front of the loader, beside the warehouse file. Every job
+ * result is appended here (one JSON line, in the page cache before the next request is
+ * sent); a process killed between a paid response and the warehouse commit therefore loses
+ * nothing: the next start replays the journal.
+ *
+ * The journal is also how results reach the loader: a flush seals the open segment and the
+ * loader reads the sealed file itself (readJournal). The fetching thread keeps no copy of a
+ * result once it is written, so nothing it fetched lives long enough to be promoted in its
+ * heap, and nothing is copied between threads. The open segment's file stays open: one
+ * write(2) per entry.
+ *
+ * A sealed segment is loaded in one transaction that also records the segment's id as a
+ * sync_walks row (`journal:<id>`), and only then deleted. A crash between commit and delete
+ * is harmless: replay skips segments the warehouse already recorded.
+ */
+export class Journal {
+  private segmentId = randomUUID();
+  private lines = 0;
+  private fd: number | null = null;
+
+  constructor(private readonly dbPath: string) {}
+
+  private get prefix(): string {
+    return `${basename(this.dbPath)}.journal-`;
+  }
+
+  private segmentPath(id: string): string {
+    return join(dirname(this.dbPath), `${this.prefix}${id}.jsonl`);
+  }
+
+  /** Append one serialized entry (a LoadEntry as JSON, without the newline). */
+  append(line: string): void {
+    this.fd ??= openSync(this.segmentPath(this.segmentId), 'a');
+    writeSync(this.fd, line + '\n');
+    this.lines++;
+  }
+
+  /** Close the open file (the segment stays for the next start to replay, or for seal). */
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /**
+   * Close the open segment for a flush; later appends go to a new one. Returns its id and
+   * the sealed file's path, or null if it is empty.
+   */
+  seal(): { id: string; path: string } | null {
+    if (this.lines === 0) return null;
+    const id = this.segmentId;
+    this.close();
+    const path = this.segmentPath(`${id}.sealed`);
+    renameSync(this.segmentPath(id), path);
+    this.segmentId = randomUUID();
+    this.lines = 0;
+    return { id, path };
+  }
+
+  /** Delete a sealed segment once its transaction committed. */
+  discard(id: string): void {
+    rmSync(this.segmentPath(`${id}.sealed`), { force: true });
+  }
+
+  /** Segments left by a process that died (open or sealed): id and path. */
+  leftovers(): { id: string; path: string }[] {
+    const dir = dirname(this.dbPath);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isFile() && d.name.startsWith(this.prefix) && d.name.endsWith('.jsonl'))
+      .map((d) => ({
+        id: d.name
+          .slice(this.prefix.length)
+          .replace(/\.jsonl$/, '')
+          .replace(/\.sealed$/, ''),
+        path: join(dir, d.name),
+      }));
+  }
+
+  removeLeftover(id: string): void {
+    rmSync(this.segmentPath(id), { force: true });
+    rmSync(this.segmentPath(`${id}.sealed`), { force: true });
+  }
+}
+
+export function journalMark(id: string): ProgressMark {
+  return { kind: 'walk', walk: `journal:${id}`, page: 0, total: 0, done: true };
+}
+
+/**
+ * The batches a journal segment holds, one per run (a segment normally holds one run's
+ * entries). The last line of a segment written by a process that was killed may be cut
+ * short: it is dropped (its result was never complete). Any other line that does not parse
+ * is kept in quarantine with its text rather than dropped in silence.
+ */
+export function readJournal(path: string): LoadBatch[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const byRun = new Map<string, LoadBatch>();
+  let last: LoadBatch | null = null;
+  const bad: string[] = [];
+  lines.forEach((line, i) => {
+    if (line.length === 0) return;
+    let entry: LoadEntry;
+    try {
+      entry = JSON.parse(line) as LoadEntry;
+    } catch {
+      if (i < lines.length - 1) bad.push(line); // the last line has no newline: cut by a crash
+      return;
+    }
+    let batch = byRun.get(entry.runId);
+    if (!batch) byRun.set(entry.runId, (batch = { runId: entry.runId, items: [], progress: [] }));
+    for (const item of entry.items) batch.items.push(item);
+    for (const mark of entry.progress) batch.progress.push(mark);
+    last = batch;
+  });
+  const batches = [...byRun.values()];
+  if (bad.length > 0 && last) {
+    const into: LoadBatch = last;
+    for (const raw of bad)
+      into.items.push({
+        kind: 'quarantine',
+        endpoint: 'journal',
+        key: basename(path),
+        reason: 'journal line is not valid JSON',
+        raw,
+      });
+  }
+  return batches;
+}

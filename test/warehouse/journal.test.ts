@@ -1,0 +1,53 @@
+import { readdirSync } from 'node:fs';
+import { appendFile, writeFile } from 'node:fs/promises';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { Journal, readJournal } from '../../src/warehouse/journal.ts';
+import type { LoadEntry } from '../../src/warehouse/rows.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { profile } from './fixtures.ts';
+
+let dir: { path: string; cleanup(): Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('fragsync-journal-');
+});
+afterEach(() => dir.cleanup());
+
+const entry = (runId: string, id: string): string =>
+  JSON.stringify({
+    runId,
+    items: [profile(id)],
+    progress: [{ kind: 'fetched', entity: 'fragrance', key: id, dataset: 'profile' }],
+  } satisfies LoadEntry);
+
+test('a sealed segment is what the loader reads; appends after the seal go to a new segment', () => {
+  const journal = new Journal(`${dir.path}/w.duckdb`);
+  expect(journal.seal()).toBeNull(); // nothing appended: no segment, no file
+  journal.append(entry('r1', 'a'));
+  journal.append(entry('r1', 'b'));
+  const sealed = journal.seal()!;
+  journal.append(entry('r1', 'c'));
+  const [batch] = readJournal(sealed.path);
+  expect(batch!.items.map((i) => (i as { id: string }).id)).toEqual(['a', 'b']);
+  expect(batch!.progress).toHaveLength(2);
+  journal.discard(sealed.id);
+  journal.close();
+  // The open segment (c) is what a dead process leaves: the next start finds it.
+  const left = journal.leftovers();
+  expect(left).toHaveLength(1);
+  expect(left[0]!.id).not.toBe(sealed.id);
+  expect(readJournal(left[0]!.path)[0]!.items).toHaveLength(1);
+  journal.removeLeftover(left[0]!.id);
+  expect(readdirSync(dir.path)).toEqual([]);
+});
+
+test('a line cut by a kill is dropped; a corrupt line inside is quarantined; runs stay apart', async () => {
+  const path = `${dir.path}/w.duckdb.journal-x.jsonl`;
+  await writeFile(path, `${entry('r1', 'a')}\n{"runId":"r1","items":[oops\n${entry('r2', 'b')}\n`);
+  await appendFile(path, entry('r2', 'c').slice(0, 40)); // the write a SIGKILL cut short
+  const batches = readJournal(path);
+  expect(batches.map((b) => b.runId)).toEqual(['r1', 'r2']);
+  expect(batches[0]!.items.map((i) => i.kind)).toEqual(['fragrance']);
+  const r2 = batches[1]!.items;
+  expect(r2.map((i) => i.kind)).toEqual(['fragrance', 'quarantine']);
+  expect(r2[1]).toMatchObject({ endpoint: 'journal', raw: '{"runId":"r1","items":[oops' });
+});
