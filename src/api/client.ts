@@ -39,7 +39,11 @@ export interface ClientOptions {
 export class FragranceClient {
   private readonly deps: CallerDeps;
 
-  constructor(opts: ClientOptions) {
+  constructor(opts: ClientOptions | { view: CallerDeps }) {
+    if ('view' in opts) {
+      this.deps = opts.view;
+      return;
+    }
     if (!opts.apiKey) throw new TypeError('FragranceClient: apiKey is required');
     const transport = new Transport({
       baseUrl: opts.baseUrl,
@@ -58,6 +62,16 @@ export class FragranceClient {
       retryBaseMs: opts.retryBaseMs ?? 200,
       retryMaxMs: opts.retryMaxMs ?? 5_000,
     };
+  }
+
+  /**
+   * The same client (its connections, governor, retries) whose calls go to `onCall` instead:
+   * one per job attempt, so each request's ledger row travels with the attempt that sent it,
+   * even a failed one. (AsyncLocalStorage did this before; it put async hooks on every
+   * promise of the process, a few percent of the fetching thread.)
+   */
+  withCalls(onCall: (call: ApiCallItem) => void): FragranceClient {
+    return new FragranceClient({ view: { ...this.deps, onCall } });
   }
 
   private call<T>(
@@ -190,6 +204,7 @@ export class FragranceClient {
     return this.call('listAccords', S.AccordListResponse, signal, { query, context: { page: query.page } });
   }
 
+  /** Closes the connections (of every view of this client). */
   async close(): Promise<void> {
     return this.deps.transport.close();
   }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { runJob } from '../../jobs/index.ts';
 import type { JobContext, JobSettings } from '../../jobs/types.ts';
@@ -6,20 +5,6 @@ import type { FragranceClient } from '../api/client.ts';
 import type { ApiCallItem } from '../warehouse/rows.ts';
 import { decide, type ErrorAction } from './error-policy.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
-
-/**
- * The calls of the job attempt running in the current async context. The HTTP client is
- * shared by all jobs of a process; AsyncLocalStorage attributes each request to the attempt
- * that sent it, so its ledger rows travel with that attempt's outcome, even a failed one.
- */
-const attemptCalls = new AsyncLocalStorage<ApiCallItem[]>();
-
-/** The client's onCall hook: records a request under the attempt that sent it. */
-export function recordCall(call: ApiCallItem, orphan: (call: ApiCallItem) => void): void {
-  const calls = attemptCalls.getStore();
-  if (calls) calls.push(call);
-  else orphan(call);
-}
 
 export interface ExecuteDeps {
   client: FragranceClient;
@@ -46,7 +31,8 @@ export async function execute(
   let child: Logger | null = null;
   const jobLog = (): Logger => (child ??= deps.log.child({ job: job.id, kind: job.spec.kind }));
   const ctx: JobContext = {
-    client: deps.client,
+    // The attempt's own view of the shared client: its requests' ledger rows land in `calls`.
+    client: deps.client.withCalls((call) => calls.push(call)),
     settings: deps.settings,
     signal,
     get log() {
@@ -54,7 +40,7 @@ export async function execute(
     },
   };
   try {
-    const result = await attemptCalls.run(calls, () => runJob(ctx, job.spec.kind, job.spec.payload));
+    const result = await runJob(ctx, job.spec.kind, job.spec.payload);
     return { outcome: { type: 'done', job, result, calls }, action: null };
   } catch (err) {
     const action = decide(err, attempt);

@@ -6,7 +6,6 @@ import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { Governor } from '../governor/types.ts';
-import { recordCall } from '../queue/execute.ts';
 import type { JobOutcome, QueueDriver, QueuedJob, StopReason } from '../queue/types.ts';
 import type { LoadItem } from '../warehouse/rows.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
@@ -222,7 +221,9 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
       governor,
-      onCall: (call) => recordCall(call, (orphan) => load.add([orphan], [])),
+      // Job attempts record their calls through their own view (execute.ts); a call made
+      // outside any job still reaches the ledger.
+      onCall: (call) => load.add([call], []),
       log: runLog,
     });
     driver = await deps.makeDriver({

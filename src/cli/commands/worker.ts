@@ -2,7 +2,6 @@ import type { FragranceClient } from '../../api/client.ts';
 import { oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
-import { recordCall } from '../../queue/execute.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
 import { clientFromConfig, connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
@@ -53,8 +52,8 @@ export async function run(argv: string[]): Promise<number> {
         baseUrl,
         apiKey,
         governor: createRedisGovernor(redis, { prefix: config.queue.prefix, limits, logger: log }),
-        onCall: (call) =>
-          recordCall(call, () => log.error({ endpoint: call.endpoint }, 'call outside a job')),
+        // Job attempts record their calls through their own view (queue/execute.ts).
+        onCall: (call) => log.error({ endpoint: call.endpoint }, 'call outside a job'),
         log,
       });
       clients.set(key, c);
