@@ -57,13 +57,17 @@ const SHAPES = ENDPOINT_NAMES.map((name) => ({
   literals: ENDPOINTS[name].template.split('/').filter((s) => s !== '' && !s.startsWith('{')).length,
 }));
 
+/** Per endpoint, the templates a router would prefer if a path matched them (computed once: every call asks). */
+const RIVALS = new Map(
+  SHAPES.map((own) => [own.name, SHAPES.filter((s) => s.name !== own.name && s.literals >= own.literals)]),
+);
+
 /**
  * The spec's templates overlap: a fragrance id 'compare' or 'brand/reviews' would turn
  * GET /v1/fragrances/{id} into another endpoint. Such an id is refused rather than sent.
  */
 function assertUnambiguous(endpoint: EndpointName, path: string, value: string): void {
-  const own = SHAPES.find((s) => s.name === endpoint)!;
-  const rival = SHAPES.find((s) => s.name !== endpoint && s.literals >= own.literals && s.shape.test(path));
+  const rival = RIVALS.get(endpoint)!.find((s) => s.shape.test(path));
   if (rival)
     throw invalid(endpoint, `'${value}' would address ${ENDPOINTS[rival.name].template} instead`, value);
 }

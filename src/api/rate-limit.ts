@@ -29,10 +29,13 @@ function epochSeconds(value: string | undefined): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** The last Date header parsed: it changes once a second, and every response carries one. */
+let lastDate: { value: string; ms: number } = { value: '', ms: NaN };
+
 function httpDate(value: string | undefined): Date | null {
   if (value === undefined || value === '') return null;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? null : new Date(ms);
+  if (value !== lastDate.value) lastDate = { value, ms: Date.parse(value) };
+  return Number.isNaN(lastDate.ms) ? null : new Date(lastDate.ms);
 }
 
 /** Rate-limit state of one response, whatever its status; absent or garbled headers become null. */

@@ -119,29 +119,36 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const cost = ENDPOINTS[endpoint].costCents;
     const reserve = reserveFor(limit, limits);
     const cents = inFlightCents();
-    const facts = { costCents: cost, inFlightCents: cents, inFlight: tickets.size, remaining, reserve };
+    // The refusal's facts are built only when refusing: admission runs once per request.
+    const facts = () => ({
+      costCents: cost,
+      inFlightCents: cents,
+      inFlight: tickets.size,
+      remaining,
+      reserve,
+    });
 
     const runCents = run().cents;
     if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
-      const f = { ...facts, reason: 'run_budget' as const, untilMs: null, spentCents: runCents };
+      const f = { ...facts(), reason: 'run_budget' as const, untilMs: null, spentCents: runCents };
       log?.warn({ spentCents: runCents, capCents: limits.maxCentsPerRun }, 'run budget reached');
       return refusal({ ...f, capCents: limits.maxCentsPerRun });
     }
-    const dayCents = days.get(utcDay(serviceNowMs)) ?? 0;
+    const dayCents = limits.maxCentsPerDay === null ? 0 : (days.get(utcDay(serviceNowMs)) ?? 0);
     if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
       const untilMs = nextUtcMidnightMs(serviceNowMs) - offsetMs;
       log?.warn({ spentCents: dayCents, capCents: limits.maxCentsPerDay }, 'day budget reached');
-      const f = { ...facts, reason: 'day_budget' as const, untilMs, spentCents: dayCents };
+      const f = { ...facts(), reason: 'day_budget' as const, untilMs, spentCents: dayCents };
       return refusal({ ...f, capCents: limits.maxCentsPerDay });
     }
-    const base = { ...facts, spentCents: runCents, capCents: null };
-    if (pauseUntilMs !== null) return refusal({ ...base, reason: 'paused', untilMs: localPauseEnd() });
+    const base = () => ({ ...facts(), spentCents: runCents, capCents: null });
+    if (pauseUntilMs !== null) return refusal({ ...base(), reason: 'paused', untilMs: localPauseEnd() });
     if (remaining !== null && remaining <= reserve) {
       startPause(pauseTarget(serviceNowMs));
-      return refusal({ ...base, reason: 'paused', untilMs: localPauseEnd() });
+      return refusal({ ...base(), reason: 'paused', untilMs: localPauseEnd() });
     }
     const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
-    if (headroom <= 0) return refusal({ ...base, reason: 'busy', untilMs: null });
+    if (headroom <= 0) return refusal({ ...base(), reason: 'busy', untilMs: null });
 
     // Ids only need to be unique within this governor, which lives in one process.
     const ticket: CallTicket = { id: `t${++ticketSeq}`, endpoint, costCents: cost };
