@@ -6,12 +6,8 @@ import type { Processor } from './types.ts';
 export const fragranceSimilar: Processor<'fragranceSimilar'> = (ctx, { id }) =>
   guarded('fragrance', id, 'similar', async () => {
     const res = await ctx.client.getSimilar(id, { limit: MAX_PAGE_SIZE.getSimilar }, ctx.signal);
-    const entries = res.data.similar.map((s) => ({
-      id: s.id,
-      name: s.name,
-      brand: s.brand,
-      similarityScore: s.similarityScore,
-    }));
+    // The validated entries are exactly the item's (zod drops unknown fields): no copy.
+    const entries = res.data.similar;
     return {
       items: [{ kind: 'similar', fragranceId: id, entries }],
       progress: [

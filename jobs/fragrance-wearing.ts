@@ -10,14 +10,10 @@ export const fragranceWearing: Processor<'fragranceWearing'> = (ctx, { id }) =>
         {
           kind: 'wearing',
           fragranceId: id,
-          seasons: {
-            spring: w.seasons.spring,
-            summer: w.seasons.summer,
-            fall: w.seasons.fall,
-            winter: w.seasons.winter,
-          },
-          moods: w.moods.map((m) => ({ label: m.label, score: m.score })),
-          occasions: w.occasions.map((o) => ({ label: o.label, score: o.score })),
+          // The validated values are exactly the item's (zod drops unknown fields): no copies.
+          seasons: w.seasons,
+          moods: w.moods,
+          occasions: w.occasions,
         },
       ],
       progress: [fetched('fragrance', id, 'wearing')],

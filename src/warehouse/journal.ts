@@ -6,7 +6,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  writeSync,
+  writevSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +28,8 @@ import type { LoadBatch, LoadEntry, ProgressMark } from './rows.ts';
  * sync_walks row (`journal:<id>`), and only then deleted. A crash between commit and delete
  * is harmless: replay skips segments the warehouse already recorded.
  */
+const NEWLINE = Buffer.from('\n');
+
 export class Journal {
   private segmentId = randomUUID();
   private lines = 0;
@@ -46,7 +48,9 @@ export class Journal {
   /** Append one serialized entry (a LoadEntry as JSON, without the newline). */
   append(line: string): void {
     this.fd ??= openSync(this.segmentPath(this.segmentId), 'a');
-    writeSync(this.fd, line + '\n');
+    // One write(2) of the line and its newline. `line + '\n'` would make V8 flatten a copy of
+    // the whole line in the heap first (hundreds of MB over a large sync).
+    writevSync(this.fd, [Buffer.from(line), NEWLINE]);
     this.lines++;
   }
 
