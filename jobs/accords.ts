@@ -1,5 +1,6 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import type { AccordItem } from '../src/warehouse/rows.ts';
+import { named } from './guard.ts';
 import type { Processor } from './types.ts';
 
 const PAGE_SIZE = MAX_PAGE_SIZE.listAccords;
@@ -21,12 +22,11 @@ export const accords: Processor<'accords'> = async (ctx) => {
     items,
     progress: [
       { kind: 'walk', walk: 'accords', page: Math.max(1, Math.ceil(total / PAGE_SIZE)), total, done: true },
-      ...items.map((a) => ({
-        kind: 'discovered' as const,
-        entity: 'accord' as const,
-        key: a.slug,
-        source: 'accords',
-      })),
+      named(
+        'accord',
+        items.map((a) => a.slug),
+        'accords',
+      ),
     ],
     follow: [],
   };

@@ -1,4 +1,4 @@
-import { discovered } from './guard.ts';
+import { named } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /**
@@ -23,7 +23,7 @@ export const batch: Processor<'batch'> = async (ctx, { ids }) => {
         ? [{ kind: 'removal' as const, entity: 'fragrance' as const, keys: misses }]
         : []),
     ],
-    progress: [...found.keys()].map((id) => discovered('fragrance', id, 'batch')),
+    progress: [named('fragrance', [...found.keys()], 'batch')],
     follow: [],
   };
 };

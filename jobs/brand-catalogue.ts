@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 const PAGE_SIZE = MAX_PAGE_SIZE.getBrandFragrances;
@@ -25,7 +25,11 @@ export const brandCatalogue: Processor<'brandCatalogue'> = (ctx, { slug }) =>
       items: [{ kind: 'brandCatalogue', brandSlug: slug, fragrances }],
       progress: [
         fetched('brand', slug, 'catalogue'),
-        ...fragrances.map((f) => discovered('fragrance', f.id, 'catalogue')),
+        named(
+          'fragrance',
+          fragrances.map((f) => f.id),
+          'catalogue',
+        ),
       ],
       follow: [],
     };

@@ -1,4 +1,4 @@
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 export const brand: Processor<'brand'> = (ctx, { slug }) =>
@@ -9,7 +9,11 @@ export const brand: Processor<'brand'> = (ctx, { slug }) =>
       items: [{ kind: 'brand', slug, name: b.name, country: b.country, description: b.description }],
       progress: [
         fetched('brand', slug, 'profile'),
-        ...b.topFragrances.map((f) => discovered('fragrance', f.id, 'brand')),
+        named(
+          'fragrance',
+          b.topFragrances.map((f) => f.id),
+          'brand',
+        ),
       ],
       follow: [],
     };

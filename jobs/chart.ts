@@ -1,4 +1,4 @@
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /** One chart's leaderboard, stored as the snapshot of the service's UTC day (its Date header). */
@@ -25,7 +25,11 @@ export const chart: Processor<'chart'> = (ctx, { slug }) =>
       ],
       progress: [
         fetched('chart', slug, 'profile'),
-        ...c.entries.map((e) => discovered('fragrance', e.id, 'chart')),
+        named(
+          'fragrance',
+          c.entries.map((e) => e.id),
+          'chart',
+        ),
       ],
       follow: [],
     };

@@ -1,4 +1,4 @@
-import { discovered } from './guard.ts';
+import { named } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /** The chart list: charts are curated and new ones appear, so slugs always come from here. */
@@ -9,7 +9,11 @@ export const charts: Processor<'charts'> = async (ctx) => {
     items: list.map((c) => ({ kind: 'chart' as const, slug: c.slug, title: c.title })),
     progress: [
       { kind: 'walk', walk: 'charts', page: 1, total: list.length, done: true },
-      ...list.map((c) => discovered('chart', c.slug, 'charts')),
+      named(
+        'chart',
+        list.map((c) => c.slug),
+        'charts',
+      ),
     ],
     follow: [],
   };

@@ -3,7 +3,7 @@ import { isFragsyncError } from '../src/errors.ts';
 import type { LoadItem } from '../src/warehouse/rows.ts';
 import { fragranceReviews } from './fragrance-reviews.ts';
 import { fragranceSimilar } from './fragrance-similar.ts';
-import { discovered, fetched } from './guard.ts';
+import { named, fetched } from './guard.ts';
 import type { JobResult, Processor } from './types.ts';
 
 const CAP = MAX_PAGE_SIZE.enrichLimit;
@@ -45,7 +45,11 @@ export const fragranceEnrich: Processor<'fragranceEnrich'> = async (ctx, { id })
     out.items.push({ kind: 'similar', fragranceId: id, entries });
     out.progress.push(
       fetched('fragrance', id, 'similar'),
-      ...entries.map((x) => discovered('fragrance', x.id, 'similar')),
+      named(
+        'fragrance',
+        entries.map((x) => x.id),
+        'similar',
+      ),
     );
   } else {
     merge(out, await fragranceSimilar(ctx, { id }));

@@ -1,4 +1,4 @@
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /**
@@ -31,8 +31,8 @@ export const fragranceProfile: Processor<'fragranceProfile'> = (ctx, { id }) =>
       ],
       progress: [
         fetched('fragrance', id, 'profile'),
-        discovered('brand', p.brandSlug, 'profile'),
-        discovered('perfumer', p.perfumerSlug, 'profile'),
+        named('brand', [p.brandSlug], 'profile'),
+        named('perfumer', [p.perfumerSlug], 'profile'),
       ],
       follow: [],
     };

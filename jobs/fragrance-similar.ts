@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /** The whole similar list in one 2-cent call: the API's largest limit (50) is the contract's default. */
@@ -12,7 +12,11 @@ export const fragranceSimilar: Processor<'fragranceSimilar'> = (ctx, { id }) =>
       items: [{ kind: 'similar', fragranceId: id, entries }],
       progress: [
         fetched('fragrance', id, 'similar'),
-        ...entries.map((e) => discovered('fragrance', e.id, 'similar')),
+        named(
+          'fragrance',
+          entries.map((e) => e.id),
+          'similar',
+        ),
       ],
       follow: [],
     };

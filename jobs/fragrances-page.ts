@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import { discovered } from './guard.ts';
+import { named } from './guard.ts';
 import { job, PRIORITY, withPass } from './job-id.ts';
 import type { Processor } from './types.ts';
 
@@ -17,7 +17,11 @@ export const fragrancesPage: Processor<'fragrancesPage'> = async (ctx, { page, p
     items: data.map((f) => ({ kind: 'fragranceSummary' as const, id: f.id, name: f.name, brand: f.brand })),
     progress: [
       { kind: 'walk', walk: `fragrances@${page}`, page, total: pagination.total, done: true },
-      ...data.map((f) => discovered('fragrance', f.id, 'list')),
+      named(
+        'fragrance',
+        data.map((f) => f.id),
+        'list',
+      ),
     ],
     follow:
       page === 1

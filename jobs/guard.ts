@@ -1,6 +1,6 @@
 import { isFragsyncError, ResponseInvalidError } from '../src/errors.ts';
 import type { EntityKind } from '../src/warehouse/state-types.ts';
-import type { JobResult } from './types.ts';
+import type { JobResult, NamedMark } from './types.ts';
 import { emptyResult } from './types.ts';
 
 /**
@@ -41,8 +41,9 @@ export async function guarded(
   }
 }
 
-export function discovered(entity: EntityKind, key: string, source: string) {
-  return { kind: 'discovered' as const, entity, key, source };
+/** The entities `keys` of one response or list (see NamedMark). */
+export function named(entity: EntityKind, keys: string[], source: string): NamedMark {
+  return { kind: 'named', entity, keys, source };
 }
 
 export function fetched(entity: EntityKind, key: string, dataset: string) {

@@ -1,4 +1,4 @@
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /** A note's profile: the description is only here, not in the note list. */
@@ -10,7 +10,11 @@ export const note: Processor<'note'> = (ctx, { slug }) =>
       items: [{ kind: 'note', slug, name: n.name, family: n.family, description: n.description }],
       progress: [
         fetched('note', slug, 'profile'),
-        ...n.topFragrances.map((f) => discovered('fragrance', f.id, 'note')),
+        named(
+          'fragrance',
+          n.topFragrances.map((f) => f.id),
+          'note',
+        ),
       ],
       follow: [],
     };

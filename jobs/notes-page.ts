@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import { discovered } from './guard.ts';
+import { named } from './guard.ts';
 import { job, PRIORITY, withPass } from './job-id.ts';
 import type { Processor } from './types.ts';
 
@@ -14,7 +14,11 @@ export const notesPage: Processor<'notesPage'> = async (ctx, { page, pass }) => 
     items: data.map((n) => ({ kind: 'note' as const, slug: n.slug, name: n.name, family: n.family })),
     progress: [
       { kind: 'walk', walk: `notes@${page}`, page, total: pagination.total, done: true },
-      ...data.map((n) => discovered('note', n.slug, 'notes')),
+      named(
+        'note',
+        data.map((n) => n.slug),
+        'notes',
+      ),
     ],
     follow:
       page === 1

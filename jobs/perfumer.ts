@@ -1,4 +1,4 @@
-import { discovered, fetched, guarded } from './guard.ts';
+import { named, fetched, guarded } from './guard.ts';
 import type { Processor } from './types.ts';
 
 export const perfumer: Processor<'perfumer'> = (ctx, { slug }) =>
@@ -9,7 +9,11 @@ export const perfumer: Processor<'perfumer'> = (ctx, { slug }) =>
       items: [{ kind: 'perfumer', slug, name: p.name, nationality: p.nationality, bio: p.bio }],
       progress: [
         fetched('perfumer', slug, 'profile'),
-        ...p.topCreations.map((f) => discovered('fragrance', f.id, 'perfumer')),
+        named(
+          'fragrance',
+          p.topCreations.map((f) => f.id),
+          'perfumer',
+        ),
       ],
       follow: [],
     };

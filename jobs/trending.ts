@@ -1,4 +1,4 @@
-import { discovered } from './guard.ts';
+import { named } from './guard.ts';
 import type { Processor } from './types.ts';
 
 /** Opt-in: trending names fragrances and notes; it discovers, it stores summaries. */
@@ -13,8 +13,16 @@ export const trending: Processor<'trending'> = async (ctx) => {
       brand: f.brand,
     })),
     progress: [
-      ...t.fragrances.map((f) => discovered('fragrance', f.id, 'trending')),
-      ...t.notes.map((n) => discovered('note', n.slug, 'trending')),
+      named(
+        'fragrance',
+        t.fragrances.map((f) => f.id),
+        'trending',
+      ),
+      named(
+        'note',
+        t.notes.map((n) => n.slug),
+        'trending',
+      ),
     ],
     follow: [],
   };

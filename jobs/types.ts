@@ -1,6 +1,22 @@
 import type { Logger } from 'pino';
 import type { FragranceClient } from '../src/api/client.ts';
 import type { LoadItem, ProgressMark } from '../src/warehouse/rows.ts';
+import type { EntityKind } from '../src/warehouse/state-types.ts';
+
+/**
+ * Entities a response names, one mark per list (a similar list names 50 fragrances, a 20k
+ * sync reads a million such names): the coordinator's frontier keeps a `discovered`
+ * progress mark only for those it did not know.
+ */
+export interface NamedMark {
+  kind: 'named';
+  entity: EntityKind;
+  keys: string[];
+  source: string;
+}
+
+/** What a job reports: progress marks to persist, and the entities it named. */
+export type JobMark = Exclude<ProgressMark, { kind: 'discovered' }> | NamedMark;
 
 /**
  * Every kind of job: a plain async function of (context, payload). Payloads are plain JSON
@@ -70,11 +86,11 @@ export interface JobContext {
 
 export interface JobResult {
   items: LoadItem[];
-  progress: ProgressMark[];
+  progress: JobMark[];
   /**
    * Further pages of the same walk. Entities a job names (a brand slug in a profile, ids in a
-   * similar list) are reported as `discovered` progress marks instead: the coordinator turns
-   * them into jobs unless the cycle already fetched them.
+   * similar list) are reported as `named` marks instead: the coordinator turns them into jobs
+   * unless the cycle already fetched them.
    */
   follow: JobSpec[];
 }

@@ -1,5 +1,5 @@
 import { job, PRIORITY, specId, withPass } from '../../jobs/job-id.ts';
-import type { JobSpec } from '../../jobs/types.ts';
+import type { JobMark, JobSpec } from '../../jobs/types.ts';
 import { MAX_PAGE_SIZE } from '../api/endpoints.ts';
 import type { Objective } from '../config/index.ts';
 import { enrichPays } from '../plan/cost-model.ts';
@@ -93,11 +93,11 @@ export class Frontier {
   }
 
   /**
-   * Account for one job's progress marks; returns the jobs they make owed and the marks
-   * worth persisting (a `discovered` mark for an entity already known is dropped: similar
-   * lists name known fragrances thousands of times).
+   * Account for one job's marks; returns the jobs they make owed and the marks worth
+   * persisting: an entity a job named becomes a `discovered` mark only if it was not known
+   * (similar lists name known fragrances thousands of times).
    */
-  absorb(progress: ProgressMark[]): { jobs: JobSpec[]; keep: ProgressMark[] } {
+  absorb(progress: JobMark[]): { jobs: JobSpec[]; keep: ProgressMark[] } {
     const jobs: JobSpec[] = [];
     const keep: ProgressMark[] = [];
     for (const mark of progress) {
@@ -116,11 +116,13 @@ export class Frontier {
           jobs.push(...this.owed('fragrance', mark.key));
         }
       } else {
-        if (this.known.has(mark.entity, mark.key)) continue;
-        this.known.add(mark.entity, mark.key);
-        this.removed.delete(mark.entity, mark.key);
-        keep.push(mark);
-        jobs.push(...this.owed(mark.entity as EntityKind, mark.key));
+        for (const key of mark.keys) {
+          if (this.known.has(mark.entity, key)) continue;
+          this.known.add(mark.entity, key);
+          this.removed.delete(mark.entity, key);
+          keep.push({ kind: 'discovered', entity: mark.entity, key, source: mark.source });
+          jobs.push(...this.owed(mark.entity, key));
+        }
       }
     }
     return { jobs: this.fresh(jobs), keep };

@@ -23,11 +23,11 @@ describe('Frontier', () => {
 
   it('opens a fragrance with its profile, and its other datasets once the profile is fetched', () => {
     const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
-    const first = f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'a/b', source: 'list' }]);
+    const first = f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['a/b'], source: 'list' }]);
     expect(kinds(first.jobs)).toEqual(['fragranceProfile']);
     const second = f.absorb([
       { kind: 'fetched', entity: 'fragrance', key: 'a/b', dataset: 'profile' },
-      { kind: 'discovered', entity: 'brand', key: 'a', source: 'profile' },
+      { kind: 'named', entity: 'brand', keys: ['a'], source: 'profile' },
     ]);
     expect(kinds(second.jobs)).toEqual([
       'brand',
@@ -40,15 +40,18 @@ describe('Frontier', () => {
 
   it('drops discoveries of known entities (and does not persist them again)', () => {
     const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
-    f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'x', source: 'list' }]);
-    const again = f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'x', source: 'similar' }]);
-    expect(again.jobs).toEqual([]);
-    expect(again.keep).toEqual([]);
+    f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['x'], source: 'list' }]);
+    const again = f.absorb([
+      { kind: 'named', entity: 'fragrance', keys: ['x', 'y', 'x'], source: 'similar' },
+    ]);
+    expect(kinds(again.jobs)).toEqual(['fragranceProfile']);
+    // Only the one new name is persisted, once, as the loader stores discoveries.
+    expect(again.keep).toEqual([{ kind: 'discovered', entity: 'fragrance', key: 'y', source: 'similar' }]);
   });
 
   it('a removed fragrance (404 on its profile) opens nothing more', () => {
     const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
-    f.absorb([{ kind: 'discovered', entity: 'fragrance', key: 'gone', source: 'list' }]);
+    f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['gone'], source: 'list' }]);
     f.markRemoved('fragrance', ['gone']);
     expect(
       f.absorb([{ kind: 'fetched', entity: 'fragrance', key: 'gone', dataset: 'profile' }]).jobs,
