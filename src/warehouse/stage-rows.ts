@@ -236,16 +236,8 @@ function stageItem(
         item.quotaRemaining,
       ];
       const [at, method, endpoint, status, cents, remaining] = fields;
-      out.stg_api_call.add(
-        seq,
-        at,
-        method,
-        endpoint,
-        status,
-        cents,
-        remaining,
-        callKey(runId, fields, occurrences),
-      );
+      const key = callKey(runId, fields, occurrences);
+      out.stg_api_call.add(seq, at, method, endpoint, status, cents, remaining, key);
       return;
     }
   }
