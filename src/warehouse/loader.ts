@@ -56,7 +56,7 @@ export class Loader {
     } catch (err) {
       throw toWarehouseError(err, `load of run ${batch.runId} refused`, this.db.path);
     }
-    const invalidItems = staged.stg_quarantine.filter((r) => r[1] === 'loader').length;
+    const invalidItems = staged.stg_quarantine.cols[1]!.filter((endpoint) => endpoint === 'loader').length;
     const nonEmpty = new Set<string>(STAGING_TABLES.filter((t) => staged[t].length > 0));
     return this.db.exclusive(async (c) => {
       try {

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Cell } from './db.ts';
-import type { LoadBatch, LoadItem } from './rows.ts';
-import { STAGING_TABLES, type StagingTable } from './staging.ts';
+import type { LoadBatch, LoadItem, ProgressMark } from './rows.ts';
+import { STAGING, STAGING_TABLES, StagedColumns, type StagingTable } from './staging.ts';
 import { checkItem } from './validate.ts';
 
-export type StagedRows = Record<StagingTable, Cell[][]>;
+export type StagedRows = Record<StagingTable, StagedColumns>;
 
 const DATASETS = new Set(['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue']);
 
@@ -17,7 +17,9 @@ const DATASETS = new Set(['profile', 'similar', 'wearing', 'reviews', 'reviewDig
  * and a window costs DuckDB ~3 ms per statement even on a few rows.
  */
 export function stageBatch(batch: LoadBatch): StagedRows {
-  const out = Object.fromEntries(STAGING_TABLES.map((t) => [t, [] as Cell[][]])) as StagedRows;
+  const out = Object.fromEntries(
+    STAGING_TABLES.map((t) => [t, new StagedColumns(Object.keys(STAGING[t]).length)]),
+  ) as StagedRows;
   const callOccurrences = new Map<string, number>();
   const items = batch.items.map(checkItem);
   const keys = items.map(lastWinsKey);
@@ -30,19 +32,19 @@ export function stageBatch(batch: LoadBatch): StagedRows {
     if (key === null || last.get(key) === seq) stageItem(out, item, seq, batch.runId, callOccurrences);
   });
   // The last mark per walk wins (sync_walks holds one row per walk).
-  const walks = new Map<string, Cell[]>();
+  const walks = new Map<string, Extract<ProgressMark, { kind: 'walk' }> & { seq: number }>();
   batch.progress.forEach((mark, seq) => {
     if (mark.kind === 'fetched') {
       // A typo in a dataset name would silently never mark anything fetched: refuse it.
       if (!DATASETS.has(mark.dataset)) throw new Error(`unknown dataset '${mark.dataset}' in a fetched mark`);
-      out.stg_mark_fetched.push([seq, mark.entity, mark.key, mark.dataset]);
+      out.stg_mark_fetched.add(seq, mark.entity, mark.key, mark.dataset);
     } else if (mark.kind === 'walk') {
-      walks.set(mark.walk, [seq, mark.walk, mark.page, mark.total, mark.done]);
+      walks.set(mark.walk, { ...mark, seq });
     } else {
-      out.stg_mark_discovered.push([seq, mark.entity, mark.key, mark.source]);
+      out.stg_mark_discovered.add(seq, mark.entity, mark.key, mark.source);
     }
   });
-  for (const row of walks.values()) out.stg_mark_walk.push(row);
+  for (const w of walks.values()) out.stg_mark_walk.add(w.seq, w.walk, w.page, w.total, w.done);
   return out;
 }
 
@@ -78,28 +80,33 @@ function lastWinsKey(item: LoadItem): string | null {
  * api_calls has no key upstream; a content hash plus the occurrence number within the batch
  * makes reloading a batch idempotent while two identical attempts in one batch stay two rows.
  */
+// One-shot hashing (Node 20.12+) skips a Hash object per call; older Node 20 lacks it.
+const sha1Hex: (s: string) => string =
+  typeof crypto.hash === 'function'
+    ? (s) => crypto.hash('sha1', s)
+    : (s) => crypto.createHash('sha1').update(s).digest('hex');
+
 function callKey(runId: string, fields: Cell[], occurrences: Map<string, number>): string {
   const base = JSON.stringify([runId, ...fields]);
   const n = occurrences.get(base) ?? 0;
   occurrences.set(base, n + 1);
-  return createHash('sha1').update(`${base}#${n}`).digest('hex');
+  return sha1Hex(`${base}#${n}`);
 }
 
 /**
  * A key repeated inside one list keeps its first (best) entry and that entry's index: the
  * tables' primary keys allow one row per key. Done here, per item, instead of a window in SQL.
  */
-function firstOf<T>(list: readonly T[], key: (e: T) => string): [T, number][] {
+function eachFirst<T>(list: readonly T[], key: (e: T) => string, fn: (e: T, i: number) => void): void {
   const seen = new Set<string>();
-  const out: [T, number][] = [];
-  list.forEach((e, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!;
     const k = key(e);
     if (!seen.has(k)) {
       seen.add(k);
-      out.push([e, i]);
+      fn(e, i);
     }
-  });
-  return out;
+  }
 }
 
 function stageItem(
@@ -112,7 +119,7 @@ function stageItem(
   switch (item.kind) {
     case 'fragrance': {
       const f = item;
-      out.stg_fragrance.push([
+      out.stg_fragrance.add(
         seq,
         f.id,
         f.name,
@@ -122,73 +129,83 @@ function stageItem(
         f.perfumerSlug,
         f.year,
         f.score,
-      ]);
+      );
       for (const layer of ['top', 'middle', 'base'] as const) {
-        f.notes[layer].forEach((note, i) => out.stg_fragrance_note.push([seq, layer, i, note]));
+        f.notes[layer].forEach((note, i) => out.stg_fragrance_note.add(seq, layer, i, note));
       }
-      f.accords.forEach((a, i) => out.stg_fragrance_accord.push([seq, i, a.name, a.strength]));
+      f.accords.forEach((a, i) => out.stg_fragrance_accord.add(seq, i, a.name, a.strength));
       return;
     }
     case 'fragranceSummary':
-      out.stg_fragrance_summary.push([seq, item.id, item.name, item.brand]);
+      out.stg_fragrance_summary.add(seq, item.id, item.name, item.brand);
       return;
     case 'similar':
-      out.stg_similar_head.push([seq, item.fragranceId]);
-      firstOf(item.entries, (e) => e.id).forEach(([e, i]) =>
-        out.stg_similar.push([seq, e.id, i, e.similarityScore]),
+      out.stg_similar_head.add(seq, item.fragranceId);
+      eachFirst(
+        item.entries,
+        (e) => e.id,
+        (e, i) => out.stg_similar.add(seq, e.id, i, e.similarityScore),
       );
       return;
     case 'wearing': {
       const s = item.seasons;
-      out.stg_wearing.push([seq, item.fragranceId, s.spring, s.summer, s.fall, s.winter]);
-      firstOf(item.moods, (m) => m.label).forEach(([m, i]) =>
-        out.stg_wearing_mood.push([seq, m.label, i, m.score]),
+      out.stg_wearing.add(seq, item.fragranceId, s.spring, s.summer, s.fall, s.winter);
+      eachFirst(
+        item.moods,
+        (m) => m.label,
+        (m, i) => out.stg_wearing_mood.add(seq, m.label, i, m.score),
       );
-      firstOf(item.occasions, (m) => m.label).forEach(([m, i]) =>
-        out.stg_wearing_occasion.push([seq, m.label, i, m.score]),
+      eachFirst(
+        item.occasions,
+        (m) => m.label,
+        (m, i) => out.stg_wearing_occasion.add(seq, m.label, i, m.score),
       );
       return;
     }
     case 'reviews':
-      (item.mode === 'replace' ? out.stg_reviews_replace : out.stg_reviews_prepend).push([
+      (item.mode === 'replace' ? out.stg_reviews_replace : out.stg_reviews_prepend).add(
         seq,
         item.fragranceId,
         item.total,
         item.reviews.length,
-      ]);
-      for (const r of item.reviews) out.stg_review.push([seq, r.date, r.rating, r.text]);
+      );
+      for (const r of item.reviews) out.stg_review.add(seq, r.date, r.rating, r.text);
       return;
     case 'brand':
-      out.stg_brand.push([seq, item.slug, item.name, item.country, item.description]);
+      out.stg_brand.add(seq, item.slug, item.name, item.country, item.description);
       return;
     case 'brandCatalogue':
-      out.stg_catalogue_head.push([seq, item.brandSlug]);
-      for (const [f] of firstOf(item.fragrances, (f) => f.id)) out.stg_catalogue.push([seq, f.id]);
+      out.stg_catalogue_head.add(seq, item.brandSlug);
+      eachFirst(
+        item.fragrances,
+        (f) => f.id,
+        (f) => out.stg_catalogue.add(seq, f.id),
+      );
       return;
     case 'perfumer':
-      out.stg_perfumer.push([seq, item.slug, item.name, item.nationality, item.bio]);
+      out.stg_perfumer.add(seq, item.slug, item.name, item.nationality, item.bio);
       return;
     case 'note':
-      out.stg_note.push([
+      out.stg_note.add(
         seq,
         item.slug,
         item.name,
         item.family,
         item.description ?? null,
         item.description !== undefined,
-      ]);
+      );
       return;
     case 'accord':
-      out.stg_accord.push([seq, item.slug, item.name]);
+      out.stg_accord.add(seq, item.slug, item.name);
       return;
     case 'chart':
-      out.stg_chart.push([seq, item.slug, item.title]);
+      out.stg_chart.add(seq, item.slug, item.title);
       return;
     case 'chartSnapshot':
-      out.stg_chart.push([seq, item.chartSlug, item.title]);
-      out.stg_chart_head.push([seq, item.chartSlug, item.snapshotDate]);
+      out.stg_chart.add(seq, item.chartSlug, item.title);
+      out.stg_chart_head.add(seq, item.chartSlug, item.snapshotDate);
       for (const e of item.entries) {
-        out.stg_chart_entry.push([
+        out.stg_chart_entry.add(
           seq,
           item.chartSlug,
           item.snapshotDate,
@@ -197,17 +214,17 @@ function stageItem(
           e.name,
           e.brand,
           e.score,
-        ]);
+        );
       }
       return;
     case 'reviewDigest':
-      out.stg_review_digest.push([seq, item.fragranceId, JSON.stringify(item.raw ?? null)]);
+      out.stg_review_digest.add(seq, item.fragranceId, JSON.stringify(item.raw ?? null));
       return;
     case 'removal':
-      for (const key of item.keys) out.stg_removal.push([seq, item.entity, key]);
+      for (const key of item.keys) out.stg_removal.add(seq, item.entity, key);
       return;
     case 'quarantine':
-      out.stg_quarantine.push([seq, item.endpoint, item.key, item.reason, JSON.stringify(item.raw ?? null)]);
+      out.stg_quarantine.add(seq, item.endpoint, item.key, item.reason, JSON.stringify(item.raw ?? null));
       return;
     case 'apiCall': {
       const fields: Cell[] = [
@@ -218,7 +235,9 @@ function stageItem(
         item.costCents,
         item.quotaRemaining,
       ];
-      out.stg_api_call.push([seq, ...fields, callKey(runId, fields, occurrences)]);
+      const [at, method, endpoint, status, cents, remaining] = fields;
+      const key = callKey(runId, fields, occurrences);
+      out.stg_api_call.add(seq, at, method, endpoint, status, cents, remaining, key);
       return;
     }
   }

@@ -1,4 +1,4 @@
-import type { ColumnType } from './db.ts';
+import type { Cell, ColumnType } from './db.ts';
 
 /**
  * Temp staging tables, one per row shape. Every row carries `seq`, the index of its item in
@@ -119,4 +119,35 @@ export function stagingDdl(tables: readonly StagingTable[]): string {
       return `CREATE OR REPLACE TEMP TABLE ${t} (${cols.join(', ')});`;
     })
     .join('\n');
+}
+
+/**
+ * One staging table's rows, column by column. A sync stages millions of rows: an array per
+ * row, and then one per column for every appender chunk, were much of the loader thread's
+ * garbage collection. Columns are what the appender fills anyway.
+ */
+export class StagedColumns {
+  readonly cols: Cell[][];
+  length = 0;
+
+  constructor(width: number) {
+    if (width > 9) throw new Error(`a staging table has at most 9 columns (add), got ${width}`);
+    this.cols = Array.from({ length: width }, () => []);
+  }
+
+  /** One row, values in the table's column order (no array per row; missing values are null). */
+  add(a: Cell, b?: Cell, c?: Cell, d?: Cell, e?: Cell, f?: Cell, g?: Cell, h?: Cell, i?: Cell): void {
+    const k = this.cols;
+    const w = k.length;
+    k[0]!.push(a);
+    if (w > 1) k[1]!.push(b ?? null);
+    if (w > 2) k[2]!.push(c ?? null);
+    if (w > 3) k[3]!.push(d ?? null);
+    if (w > 4) k[4]!.push(e ?? null);
+    if (w > 5) k[5]!.push(f ?? null);
+    if (w > 6) k[6]!.push(g ?? null);
+    if (w > 7) k[7]!.push(h ?? null);
+    if (w > 8) k[8]!.push(i ?? null);
+    this.length++;
+  }
 }

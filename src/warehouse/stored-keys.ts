@@ -43,7 +43,7 @@ export class StoredKeys {
     const skip = new Set<string>();
     for (const r of REPLACED) {
       const have = this.keys.get(r.table);
-      if (have && !staged[r.staging].some((row) => have.has(row[1] as string)))
+      if (have && !staged[r.staging].cols[1]!.some((k) => have.has(k as string)))
         skip.add(`${r.table}<${r.via}`);
     }
     return (st) =>
@@ -54,7 +54,7 @@ export class StoredKeys {
   record(staged: StagedRows): void {
     for (const r of REPLACED) {
       const have = this.keys.get(r.table);
-      if (have) for (const row of staged[r.staging]) have.add(row[1] as string);
+      if (have) for (const k of staged[r.staging].cols[1]!) have.add(k as string);
     }
   }
 }

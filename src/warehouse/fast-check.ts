@@ -1,0 +1,107 @@
+/**
+ * Hand-written checks for the item kinds a sync loads by the hundred thousand (reviews,
+ * similar lists, wearing stats, profiles, summaries, the call ledger). zod walks every
+ * review and list entry through its generic machinery and copies each object; these loops
+ * only look. They may refuse more than the zod schemas in validate.ts (the caller then asks
+ * zod, which decides and words the error), never less: `true` means zod accepts it too.
+ */
+type Obj = Record<string, unknown>;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function isObj(x: unknown): x is Obj {
+  return typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype;
+}
+const isStr = (x: unknown): x is string => typeof x === 'string';
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isInt = (x: unknown): x is number => Number.isSafeInteger(x);
+
+function everyStr(list: unknown): boolean {
+  if (!Array.isArray(list)) return false;
+  for (const s of list) if (typeof s !== 'string') return false;
+  return true;
+}
+
+function everyObj(list: unknown, ok: (e: Obj) => boolean): boolean {
+  if (!Array.isArray(list)) return false;
+  for (const e of list) if (!isObj(e) || !ok(e)) return false;
+  return true;
+}
+
+const similarEntry = (e: Obj) => isStr(e.id) && isStr(e.name) && isStr(e.brand) && isNum(e.similarityScore);
+const labelled = (e: Obj) => isStr(e.label) && isNum(e.score);
+const review = (e: Obj) =>
+  isStr(e.date) && DAY.test(e.date) && isNum(e.rating) && (e.text === null || isStr(e.text));
+const accord = (e: Obj) => isStr(e.name) && isNum(e.strength);
+
+function profile(r: Obj): boolean {
+  const n = r.notes;
+  return (
+    isStr(r.id) &&
+    isStr(r.name) &&
+    isStr(r.brand) &&
+    isStr(r.brandSlug) &&
+    isStr(r.perfumer) &&
+    isStr(r.perfumerSlug) &&
+    isInt(r.year) &&
+    isNum(r.score) &&
+    isObj(n) &&
+    everyStr(n.top) &&
+    everyStr(n.middle) &&
+    everyStr(n.base) &&
+    everyObj(r.accords, accord)
+  );
+}
+
+function wearing(r: Obj): boolean {
+  const s = r.seasons;
+  return (
+    isStr(r.fragranceId) &&
+    isObj(s) &&
+    isNum(s.spring) &&
+    isNum(s.summer) &&
+    isNum(s.fall) &&
+    isNum(s.winter) &&
+    everyObj(r.moods, labelled) &&
+    everyObj(r.occasions, labelled)
+  );
+}
+
+function apiCall(r: Obj): boolean {
+  return (
+    isStr(r.at) &&
+    !Number.isNaN(Date.parse(r.at)) &&
+    (r.method === 'GET' || r.method === 'POST') &&
+    isStr(r.endpoint) &&
+    isInt(r.status) &&
+    isInt(r.costCents) &&
+    (r.quotaRemaining === null || isInt(r.quotaRemaining))
+  );
+}
+
+/** True when the item is certainly valid; false means "ask zod" (other kinds always do). */
+export function surelyValid(raw: unknown): boolean {
+  if (!isObj(raw)) return false;
+  switch (raw.kind) {
+    case 'reviews':
+      return (
+        isStr(raw.fragranceId) &&
+        (raw.mode === 'replace' || raw.mode === 'prepend') &&
+        isInt(raw.total) &&
+        raw.total >= 0 &&
+        everyObj(raw.reviews, review)
+      );
+    case 'similar':
+      return isStr(raw.fragranceId) && everyObj(raw.entries, similarEntry);
+    case 'wearing':
+      return wearing(raw);
+    case 'fragrance':
+      return profile(raw);
+    case 'fragranceSummary':
+      return isStr(raw.id) && isStr(raw.name) && isStr(raw.brand);
+    case 'apiCall':
+      return apiCall(raw);
+    default:
+      return false;
+  }
+}
