@@ -7,11 +7,10 @@
  * may refuse more than the schemas in ./schemas.ts (the caller then asks zod, which decides
  * and words the error), never less. test/api/fast-check.test.ts holds them to that.
  */
+import { isCalendarDay } from '../util/calendar-day.ts';
 import type { EndpointName } from './endpoints.ts';
 
 type Obj = Record<string, unknown>;
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A plain object with exactly `n` own keys (the caller checks each of them). */
 function exact(x: unknown, n: number): x is Obj {
@@ -38,7 +37,11 @@ const labelled = (e: unknown) => exact(e, 2) && str(e.label) && num(e.score, 0, 
 const similarEntry = (e: unknown) =>
   exact(e, 4) && id(e.id) && str(e.name) && str(e.brand) && num(e.similarityScore, 0, 1);
 const review = (r: unknown) =>
-  exact(r, 3) && num(r.rating, 0.5, 5) && (r.text === null || str(r.text)) && str(r.date) && DAY.test(r.date);
+  exact(r, 3) &&
+  num(r.rating, 0.5, 5) &&
+  (r.text === null || str(r.text)) &&
+  str(r.date) &&
+  isCalendarDay(r.date);
 const accord = (a: unknown) => exact(a, 2) && str(a.name) && num(a.strength, 0, 1);
 
 function profile(p: unknown): boolean {

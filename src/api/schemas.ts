@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDay } from '../util/calendar-day.ts';
 
 /**
  * Response shapes written from the spec. Every field the spec lists is required; unknown
@@ -46,7 +47,10 @@ export const FragranceProfile = z.object({
 export const Review = z.object({
   rating: z.number().min(0.5).max(5),
   text: z.string().nullable(),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date'),
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date')
+    .refine(isCalendarDay, 'expected a real calendar day'),
 });
 
 export const SimilarEntry = z.object({ id, name: z.string(), brand: z.string(), similarityScore: unit });

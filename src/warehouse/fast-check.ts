@@ -5,9 +5,9 @@
  * only look. They may refuse more than the zod schemas in validate.ts (the caller then asks
  * zod, which decides and words the error), never less: `true` means zod accepts it too.
  */
-type Obj = Record<string, unknown>;
+import { isCalendarDay } from '../util/calendar-day.ts';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+type Obj = Record<string, unknown>;
 
 function isObj(x: unknown): x is Obj {
   return typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype;
@@ -31,7 +31,7 @@ function everyObj(list: unknown, ok: (e: Obj) => boolean): boolean {
 const similarEntry = (e: Obj) => isStr(e.id) && isStr(e.name) && isStr(e.brand) && isNum(e.similarityScore);
 const labelled = (e: Obj) => isStr(e.label) && isNum(e.score);
 const review = (e: Obj) =>
-  isStr(e.date) && DAY.test(e.date) && isNum(e.rating) && (e.text === null || isStr(e.text));
+  isStr(e.date) && isCalendarDay(e.date) && isNum(e.rating) && (e.text === null || isStr(e.text));
 const accord = (e: Obj) => isStr(e.name) && isNum(e.strength);
 
 function profile(r: Obj): boolean {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDay } from '../util/calendar-day.ts';
 import { surelyValid } from './fast-check.ts';
 import type { LoadItem, QuarantineItem } from './rows.ts';
 
@@ -13,7 +14,10 @@ const str = z.string();
 // object schema off zod's compiled fast path (it cost ~60% of validation time).
 const num = z.number();
 const int = z.number().int();
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+  .refine(isCalendarDay, 'expected a real calendar day');
 const instant = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO timestamp');
 
 const review = z.object({ date: day, rating: num, text: str.nullable() });

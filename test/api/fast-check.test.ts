@@ -61,6 +61,7 @@ const REPLACEMENTS: unknown[] = [
   '',
   'x',
   '2024-13-99x',
+  '2024-02-30',
   -1,
   0,
   0.3,
@@ -112,6 +113,18 @@ test.each(SAMPLES)(
     expect(refused).toBeGreaterThan(checked / 2);
   },
 );
+
+test('a review page dated on a day that does not exist is refused by zod too', () => {
+  const page = {
+    fragranceId: 'x',
+    reviews: [{ rating: 4, text: null, date: '2023-02-29' }],
+    pagination: { page: 1, limit: 50, total: 1 },
+  };
+  expect(surelyExact('getReviews', page)).toBe(false);
+  expect(S.ReviewsResponse.safeParse(page).success).toBe(false);
+  page.reviews[0]!.date = '2024-02-29';
+  expect(surelyExact('getReviews', page)).toBe(true);
+});
 
 test('other endpoints always go to zod', () => {
   expect(surelyExact('getBrand', { slug: 'b' })).toBe(false);

@@ -383,6 +383,20 @@ describe('load', () => {
     expect(JSON.parse(q!.raw)).toEqual(bad);
   });
 
+  test('a review dated on a day that does not exist is quarantined with its list, not the batch', async () => {
+    const reviews = (id: string, date: string): LoadItem => ({
+      kind: 'reviews',
+      fragranceId: id,
+      mode: 'replace',
+      total: 1,
+      reviews: [{ date, rating: 4, text: null }],
+    });
+    const r = await wh.load(batch([reviews('f1', '2024-02-30'), reviews('f2', '2024-02-29')]));
+    expect(r.invalidItems).toBe(1);
+    expect(await count(wh, 'reviews')).toBe(1);
+    expect(await count(wh, 'quarantine', "endpoint = 'loader' AND key = 'f1'")).toBe(1);
+  });
+
   test('a non-finite number makes an item invalid', async () => {
     const r = await wh.load(
       batch([profile('f1', { score: Number.POSITIVE_INFINITY }), profile('f2', { score: Number.NaN })]),
