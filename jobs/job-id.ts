@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import { sha1Hex } from '../src/util/sha1.ts';
 import type { JobKind, JobPayloads, JobSpec } from './types.ts';
 
 /**
@@ -10,15 +10,6 @@ export function jobId(kind: JobKind, payload: JobPayloads[JobKind]): string {
   const digest = sha1Hex(stableJson(payload)).slice(0, 20);
   return `${kind}-${digest}`;
 }
-
-/**
- * crypto.hash (Node 20.12+) digests in one call; a Hash object per job id showed in profiles.
- * Same digest either way.
- */
-const sha1Hex: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha1', text, 'hex')
-    : (text) => crypto.createHash('sha1').update(text).digest('hex');
 
 /** Ids already computed, per spec object: the frontier and the coordinator both ask for it. */
 const specIds = new WeakMap<JobSpec, string>();

@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import { sha1Hex } from '../util/sha1.ts';
 import type { Cell } from './db.ts';
 import type { LoadBatch, LoadItem, ProgressMark } from './rows.ts';
 import { STAGING, STAGING_TABLES, StagedColumns, type StagingTable } from './staging.ts';
@@ -80,12 +80,6 @@ function lastWinsKey(item: LoadItem): string | null {
  * api_calls has no key upstream; a content hash plus the occurrence number within the batch
  * makes reloading a batch idempotent while two identical attempts in one batch stay two rows.
  */
-// One-shot hashing (Node 20.12+) skips a Hash object per call; older Node 20 lacks it.
-const sha1Hex: (s: string) => string =
-  typeof crypto.hash === 'function'
-    ? (s) => crypto.hash('sha1', s)
-    : (s) => crypto.createHash('sha1').update(s).digest('hex');
-
 function callKey(runId: string, fields: Cell[], occurrences: Map<string, number>): string {
   const base = JSON.stringify([runId, ...fields]);
   const n = occurrences.get(base) ?? 0;
