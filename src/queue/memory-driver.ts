@@ -134,6 +134,8 @@ export class MemoryDriver implements QueueDriver {
           this.push(job, true);
           this.pump();
         }, action.delayMs).unref();
+      } else {
+        this.attempts.delete(job.id); // done or failed for good: no attempt follows
       }
     } finally {
       this.active--;
