@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ErrorContext } from '../errors.ts';
 import type { Governor } from '../governor/types.ts';
-import type { ApiCallItem } from '../warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
 import type { EndpointName } from './endpoints.ts';
 import { Transport } from './http.ts';
 import * as P from './params.ts';
@@ -19,6 +19,8 @@ export interface ClientOptions {
   governor?: Governor;
   /** Called once per HTTP attempt that reached the wire, retries and failures included. */
   onCall?: (call: ApiCallItem) => void;
+  /** Called when an attempt's headers are written, before its answer (see CallerDeps.onSent). */
+  onSent?: (call: SentCall) => void;
   /** undici Pool size; default 16. */
   connections?: number;
   connectTimeoutMs?: number;
@@ -57,6 +59,7 @@ export class FragranceClient {
       apiKey: opts.apiKey,
       governor: opts.governor,
       onCall: opts.onCall,
+      onSent: opts.onSent,
       logger: opts.logger?.child({ component: 'api' }),
       maxRetries: opts.maxRetries ?? 4,
       retryBaseMs: opts.retryBaseMs ?? 200,

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { parseRateLimit, type HeaderBag } from './rate-limit.ts';
+import { CALL_ID_HEADER, whenSent } from './sent-headers.ts';
 import type { RateLimitInfo } from '../governor/types.ts';
 
 /**
@@ -24,6 +25,12 @@ export interface HttpRequest {
   query?: Record<string, string>;
   body?: unknown;
   apiKey: string;
+  /**
+   * Called once, synchronously, when the request's headers are written to the socket (see
+   * sent-headers.ts); `callId` names the request in that header. Never called for a request
+   * that never left (notSent).
+   */
+  onSent?: { callId: string; call: () => void };
 }
 
 export type AttemptResult =
@@ -87,6 +94,25 @@ export class Transport {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
+    let cancel: (() => void) | null = null;
+    if (req.onSent) {
+      headers[CALL_ID_HEADER] = req.onSent.callId;
+      cancel = whenSent(req.onSent.callId, req.onSent.call);
+    }
+    try {
+      return await this.attempt(req, search, headers, body, signal);
+    } finally {
+      cancel?.();
+    }
+  }
+
+  private async attempt(
+    req: HttpRequest,
+    search: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<AttemptResult> {
     let res;
     try {
       res = await this.pool.request({

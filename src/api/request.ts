@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import {
@@ -7,7 +8,7 @@ import {
   type ErrorContext,
 } from '../errors.ts';
 import type { CallTicket, Governor, RateLimitInfo } from '../governor/types.ts';
-import type { ApiCallItem } from '../warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
 import { ENDPOINTS, type EndpointName } from './endpoints.ts';
 import { ApiError, errorForStatus, isRetryableStatus, parseErrorBody, redact } from './errors.ts';
 import type { AttemptResult, Transport } from './http.ts';
@@ -26,6 +27,12 @@ export interface CallerDeps {
   apiKey: string;
   governor?: Governor;
   onCall?: (call: ApiCallItem) => void;
+  /**
+   * Called the moment an attempt's headers go onto the wire, before any answer (the journal
+   * records it, so a process killed meanwhile still ledgers the call). Its ApiCallItem then
+   * carries the same callId.
+   */
+  onSent?: (call: SentCall) => void;
   logger?: Logger;
   maxRetries: number;
   retryBaseMs: number;
@@ -61,6 +68,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Call ids: unique within this process (a random prefix tells processes apart in a journal). */
+const CALL_PREFIX = randomUUID().slice(0, 8);
+let callSeq = 0;
+const nextCallId = (): string => `${CALL_PREFIX}-${++callSeq}`;
 
 /** Full-jitter exponential backoff: uniform in [0, min(max, base * 2^attempt)]. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
@@ -185,8 +197,21 @@ export async function performCall<T>(
       throw abortReason(signal);
     }
     const startedAt = new Date();
+    const onSent = deps.onSent;
+    const callId = onSent ? nextCallId() : undefined;
     const r = await deps.transport.send(
-      { method, path: spec.path, query: spec.query, body: spec.body, apiKey: deps.apiKey },
+      {
+        method,
+        path: spec.path,
+        query: spec.query,
+        body: spec.body,
+        apiKey: deps.apiKey,
+        onSent: onSent && {
+          callId: callId!,
+          call: () =>
+            onSent({ callId: callId!, at: startedAt.toISOString(), method, endpoint: template, costCents }),
+        },
+      },
       signal,
     );
     let outcome: Interpreted<T>;
@@ -219,6 +244,7 @@ export async function performCall<T>(
           status,
           costCents,
           quotaRemaining: rateLimit.remaining,
+          ...(callId === undefined ? {} : { callId }),
         });
       }
       deps.logger?.debug(

@@ -224,6 +224,8 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       // Job attempts record their calls through their own view (execute.ts); a call made
       // outside any job still reaches the ledger.
       onCall: (call) => load.add([call], []),
+      // Each request is journaled as it leaves: a kill while it is in flight loses no ledger row.
+      onSent: (call) => load.sent(call),
       log: runLog,
     });
     driver = await deps.makeDriver({

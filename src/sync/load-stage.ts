@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
-import type { LoadEntry, LoadItem, ProgressMark } from '../warehouse/rows.ts';
+import type { LoadEntry, LoadItem, ProgressMark, SentCall } from '../warehouse/rows.ts';
+import { unansweredCalls } from './sent-calls.ts';
 
 export interface LoadStageOptions {
   /** Items per warehouse transaction (count). */
@@ -25,6 +26,8 @@ export class LoadStage {
   private draining = false;
   private idleWaiters: (() => void)[] = [];
   private writeError: unknown = null;
+  /** Requests sent and journaled whose answer (their ApiCallItem) is not journaled yet. */
+  private readonly inFlight = new Map<string, SentCall>();
   readonly loaded: Record<string, number> = {};
 
   constructor(
@@ -36,16 +39,27 @@ export class LoadStage {
     this.journal = new Journal(dbPath);
   }
 
-  /** Replay what a dead process journaled but never committed. Returns the number of segments replayed. */
+  /**
+   * Replay what a dead process journaled but never committed. Requests it sent and never saw
+   * answered (a SentCall without its ApiCallItem in any leftover segment) are first journaled
+   * as calls without an answer, in a segment of their own, so the ledger keeps every request
+   * the service may have billed. Returns the number of segments replayed.
+   */
   static async recover(warehouse: WarehouseHandle, dbPath: string, log: Logger): Promise<number> {
     const journal = new Journal(dbPath);
-    const leftovers = journal.leftovers();
-    if (leftovers.length === 0) return 0;
+    if (journal.leftovers().length === 0) return 0;
+    const unanswered = unansweredCalls(journal.leftovers().map((l) => l.path));
+    for (const [runId, calls] of unanswered)
+      journal.append(JSON.stringify({ runId, items: calls, progress: [] }));
+    const answers = journal.seal()?.id;
+    journal.close();
     const state = await warehouse.syncState();
     const committed = new Set(
       state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
     );
     let replayed = 0;
+    // The answers go last: until they are in, the segments that name the requests remain.
+    const leftovers = journal.leftovers().sort((a, b) => Number(a.id === answers) - Number(b.id === answers));
     for (const { id, path } of leftovers) {
       if (!committed.has(id)) {
         await warehouse.loadJournal(path, [journalMark(id)]);
@@ -53,7 +67,11 @@ export class LoadStage {
       }
       journal.removeLeftover(id);
     }
-    log.info({ segments: replayed }, 'replayed journaled results of an interrupted run');
+    const calls = [...unanswered.values()].reduce((n, c) => n + c.length, 0);
+    log.info(
+      { segments: replayed, unansweredCalls: calls },
+      'replayed journaled results of an interrupted run',
+    );
     return replayed;
   }
 
@@ -68,12 +86,26 @@ export class LoadStage {
    */
   add(items: LoadItem[], progress: ProgressMark[]): void {
     if (items.length === 0 && progress.length === 0) return;
+    if (this.inFlight.size > 0)
+      for (const item of items)
+        if (item.kind === 'apiCall' && item.callId !== undefined) this.inFlight.delete(item.callId);
     this.journal.append(JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry));
     if (this.writeError) return;
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends
     if (this.size >= this.opts.batchItems) this.startWrite();
     else if (!this.timer) this.timer = setTimeout(() => this.startWrite(), this.opts.flushMs);
+  }
+
+  /**
+   * A request just went onto the wire (called synchronously before its bytes are written):
+   * journaled now, so that a kill before its answer still leaves a trace of it to ledger.
+   */
+  sent(call: SentCall): void {
+    this.inFlight.set(call.callId, call);
+    this.journal.append(
+      JSON.stringify({ runId: this.runId, items: [], progress: [], sent: [call] } satisfies LoadEntry),
+    );
   }
 
   /**
@@ -90,6 +122,17 @@ export class LoadStage {
     }
     const segment = this.journal.seal();
     this.size = 0;
+    // Requests still in flight are journaled again in the new segment: the sealed one is
+    // deleted once loaded, and their answers (if any come) will be journaled after this point.
+    if (this.inFlight.size > 0)
+      this.journal.append(
+        JSON.stringify({
+          runId: this.runId,
+          items: [],
+          progress: [],
+          sent: [...this.inFlight.values()],
+        } satisfies LoadEntry),
+      );
     if (!segment) {
       this.settleIdle();
       return;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { FragranceClient } from '../api/client.ts';
-import type { ApiCallItem } from '../warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
 import type { Config } from '../config/index.ts';
 import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
@@ -27,6 +27,8 @@ export function clientFromConfig(
     apiKey: string;
     governor: Governor;
     onCall: (call: ApiCallItem) => void;
+    /** Journals each request as it is sent (the warehouse owner only; see CallerDeps.onSent). */
+    onSent?: (call: SentCall) => void;
     log: Logger;
   },
 ): FragranceClient {
@@ -35,6 +37,7 @@ export function clientFromConfig(
     apiKey: opts.apiKey,
     governor: opts.governor,
     onCall: opts.onCall,
+    onSent: opts.onSent,
     connections: config.http.connections,
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,

@@ -160,6 +160,23 @@ export interface ApiCallItem {
   status: number;
   costCents: number;
   quotaRemaining: number | null;
+  /** The attempt's id, when its sending was journaled (a SentCall): the two are matched on replay. */
+  callId?: string;
+}
+
+/**
+ * A request whose headers went onto the wire: journaled at that moment, before any answer.
+ * A process killed while it was in flight leaves a SentCall without its ApiCallItem; the
+ * replay records it as a call without an answer (status 0), so the ledger still holds every
+ * request the service may have billed.
+ */
+export interface SentCall {
+  callId: string;
+  /** ISO timestamp. */
+  at: string;
+  method: 'GET' | 'POST';
+  endpoint: string;
+  costCents: number;
 }
 
 export type LoadItem =
@@ -201,5 +218,10 @@ export interface LoadBatch {
   progress: ProgressMark[];
 }
 
-/** One job's share of a batch, as the sync journals it (one JSON line) and hands it to the loader. */
-export type LoadEntry = LoadBatch;
+/**
+ * One journal line: a job's share of a batch, or requests just sent (`sent`, with no items),
+ * as the sync journals it and the loader reads it.
+ */
+export interface LoadEntry extends LoadBatch {
+  sent?: SentCall[];
+}

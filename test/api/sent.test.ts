@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { FragranceClient } from '../../src/api/client.ts';
+import { CALL_ID_HEADER } from '../../src/api/sent-headers.ts';
+import type { ApiCallItem, SentCall } from '../../src/warehouse/rows.ts';
+import { freePort } from '../helpers/redis-server.ts';
+import { startRawServer } from './helpers.ts';
+
+/**
+ * Each attempt is reported as sent when its headers go onto the wire, before its answer, with
+ * the id its ledger row carries: what lets a replay ledger a request a killed process had in
+ * flight (test/e2e/governed-kill.test.ts shows the whole chain).
+ */
+const events: string[] = [];
+const seenIds: string[] = [];
+let answerNext: (() => void)[] = [];
+let server: Awaited<ReturnType<typeof startRawServer>>;
+beforeAll(async () => {
+  server = await startRawServer((req: IncomingMessage, res: ServerResponse) => {
+    events.push('server got it');
+    seenIds.push(String(req.headers[CALL_ID_HEADER]));
+    // Answered only when the test says so: "sent" must come before any answer.
+    answerNext.push(() => {
+      res.writeHead(req.url?.includes('broken') ? 500 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'x', similar: [] }));
+    });
+  });
+});
+afterAll(() => server.close());
+
+function client(baseUrl: string, sent: SentCall[], calls: ApiCallItem[]): FragranceClient {
+  return new FragranceClient({
+    baseUrl,
+    apiKey: 'k',
+    maxRetries: 1,
+    retryBaseMs: 1,
+    onSent: (c) => {
+      events.push('sent');
+      sent.push(c);
+    },
+    onCall: (c) => calls.push(c),
+  });
+}
+
+test('every attempt is reported sent before its answer, with the id of its ledger row', async () => {
+  const sent: SentCall[] = [];
+  const calls: ApiCallItem[] = [];
+  const c = client(server.url, sent, calls);
+  const pending = c.getSimilar('broken', { limit: 50 }).catch((e: unknown) => e);
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  expect(events).toEqual(['sent', 'server got it']); // sent before the service answered
+  expect(sent).toHaveLength(1);
+  answerNext.shift()!();
+  // The 500 is retried: a second attempt, its own id.
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  answerNext.shift()!();
+  await pending;
+  await c.close();
+  expect(sent.map((s) => s.endpoint)).toEqual(['/v1/fragrances/{id}/similar', '/v1/fragrances/{id}/similar']);
+  expect(new Set(sent.map((s) => s.callId)).size).toBe(2);
+  expect(calls.map((x) => x.callId)).toEqual(sent.map((s) => s.callId));
+  expect(seenIds).toEqual(sent.map((s) => s.callId));
+  expect(sent[0]).toMatchObject({ method: 'GET', costCents: 2 });
+});
+
+test('a request that never left (nobody listening) is not reported sent', async () => {
+  const sent: SentCall[] = [];
+  const calls: ApiCallItem[] = [];
+  const c = client(`http://127.0.0.1:${await freePort()}`, sent, calls);
+  await expect(c.getSimilar('a')).rejects.toThrow();
+  await c.close();
+  expect(sent).toEqual([]);
+  expect(calls).toEqual([]);
+});
+
+test('without onSent, requests carry no call id header', async () => {
+  answerNext = [];
+  seenIds.length = 0;
+  const c = new FragranceClient({ baseUrl: server.url, apiKey: 'k' });
+  const pending = c.getSimilar('plain');
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  answerNext.shift()!();
+  await pending;
+  await c.close();
+  expect(seenIds).toEqual(['undefined']);
+});

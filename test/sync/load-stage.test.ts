@@ -1,0 +1,68 @@
+import { writeFile } from 'node:fs/promises';
+import pino from 'pino';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { LoadStage } from '../../src/sync/load-stage.ts';
+import type { ApiCallItem, LoadEntry, SentCall } from '../../src/warehouse/rows.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+let dir: { path: string; cleanup(): Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('fragsync-loadstage-');
+});
+afterEach(() => dir.cleanup());
+
+const sent = (callId: string, endpoint: string, costCents: number): SentCall => ({
+  callId,
+  at: '2026-01-01T00:00:01.000Z',
+  method: 'GET',
+  endpoint,
+  costCents,
+});
+const answer = (s: SentCall): ApiCallItem => ({
+  kind: 'apiCall',
+  at: s.at,
+  method: s.method,
+  endpoint: s.endpoint,
+  status: 200,
+  costCents: s.costCents,
+  quotaRemaining: 10,
+  callId: s.callId,
+});
+const line = (e: LoadEntry) => `${JSON.stringify(e)}\n`;
+
+test('replay ledgers a request a killed process sent and never saw answered, once', async () => {
+  const db = `${dir.path}/w.duckdb`;
+  const wh = await Warehouse.open(db);
+  await wh.startRun('r1', new Date('2026-01-01T00:00:00Z'));
+  const [a, b, c] = [
+    sent('p-1', '/v1/notes', 1),
+    sent('p-2', '/v1/fragrances/{id}/similar', 2),
+    sent('p-3', '/v1/notes', 1),
+  ];
+  // Segment 1: a and b sent, a answered; sealed before b's answer, so b is sent again in
+  // segment 2 (LoadStage carries requests in flight across a flush); c sent, then the kill.
+  await writeFile(
+    `${db}.journal-s1.sealed.jsonl`,
+    line({ runId: 'r1', items: [], progress: [], sent: [a, b] }) +
+      line({ runId: 'r1', items: [answer(a)], progress: [] }),
+  );
+  await writeFile(
+    `${db}.journal-s2.jsonl`,
+    line({ runId: 'r1', items: [], progress: [], sent: [b] }) +
+      line({ runId: 'r1', items: [], progress: [], sent: [c] }) +
+      line({ runId: 'r1', items: [answer(c)], progress: [] }).slice(0, 30), // cut by the kill
+  );
+  const log = pino({ level: 'silent' });
+  expect(await LoadStage.recover(wh, db, log)).toBe(3); // two segments and the answers' own
+  expect(await LoadStage.recover(wh, db, log)).toBe(0);
+  const rows = await wh.query<{ endpoint: string; status: number; cost_cents: number }>(
+    'SELECT endpoint, status, cost_cents FROM api_calls ORDER BY status DESC, endpoint',
+  );
+  expect(rows.map((r) => [r.endpoint, Number(r.status), Number(r.cost_cents)])).toEqual([
+    ['/v1/notes', 200, 1],
+    ['/v1/fragrances/{id}/similar', 0, 2],
+    ['/v1/notes', 0, 1],
+  ]);
+  await wh.close();
+});
