@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { formatSummary } from '../../src/sync/summary.ts';
@@ -8,12 +7,11 @@ import {
   cleanRunCalls,
   expectLedgerEqual,
   expectMirror,
-  jitterConfig,
+  governedFiles,
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
 import { runTestSync } from '../helpers/sync.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * Money scenarios end to end: the prepaid balance running out (402) and the per-run cent cap
@@ -24,17 +22,11 @@ import { tempDir } from '../helpers/tmp.ts';
 const CATALOGUE = { fragrances: 40, seed: 31 };
 const CONCURRENCY = 4;
 
-let dir: { path: string; cleanup(): Promise<void> };
-let config: string;
+const files = governedFiles();
 /** What one uninterrupted sync of CATALOGUE sends and pays. */
 let clean: { calls: number; cents: number };
 beforeAll(async () => {
-  dir = await tempDir();
-  config = await jitterConfig(dir.path);
-  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), join(dir.path, 'clean.duckdb'), config);
-});
-afterAll(async () => {
-  await dir.cleanup();
+  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
 });
 
 async function runCents(dbPath: string, runId: string): Promise<{ calls: number; cents: number }> {
@@ -51,8 +43,8 @@ describe('governed sync: money', () => {
     const balanceCents = Math.floor(clean.cents * 0.4);
     const sim = await startSimulator({ ...CATALOGUE, balanceCents });
     try {
-      const dbPath = join(dir.path, 'balance.duckdb');
-      const flags = { config, concurrency: String(CONCURRENCY) };
+      const dbPath = files.path('balance.duckdb');
+      const flags = { config: files.config, concurrency: String(CONCURRENCY) };
       const first = await runTestSync({ baseUrl: sim.url, dbPath, flags });
       expect(first.status).toBe('payment_required');
       expect(first.exitCode).toBe(EXIT.paymentRequired);
@@ -85,8 +77,8 @@ describe('governed sync: money', () => {
     const maxCents = Math.floor(clean.cents / 3);
     const sim = await startSimulator(CATALOGUE);
     try {
-      const dbPath = join(dir.path, 'capped.duckdb');
-      const flags = { config, concurrency: String(CONCURRENCY) };
+      const dbPath = files.path('capped.duckdb');
+      const flags = { config: files.config, concurrency: String(CONCURRENCY) };
       const first = await runTestSync({
         baseUrl: sim.url,
         dbPath,

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { warehouseLedger } from '../helpers/ground-truth.ts';
@@ -8,11 +7,10 @@ import {
   callsWithStatus,
   cleanRunCalls,
   expectMirror,
-  jitterConfig,
+  governedFiles,
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
-import { tempDir } from '../helpers/tmp.ts';
 import { BIN } from '../helpers/worker-process.ts';
 
 /**
@@ -27,15 +25,7 @@ const CATALOGUE = { fragrances: 60, seed: 51 };
 const CONCURRENCY = 4;
 const KILLS = 3;
 
-let dir: { path: string; cleanup(): Promise<void> };
-let config: string;
-beforeAll(async () => {
-  dir = await tempDir();
-  config = await jitterConfig(dir.path);
-});
-afterAll(async () => {
-  await dir.cleanup();
-});
+const files = governedFiles();
 
 interface SyncProc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
@@ -57,7 +47,7 @@ function spawnSync(sim: Simulator, dbPath: string): SyncProc {
       '--db',
       dbPath,
       '--config',
-      config,
+      files.config,
       '--concurrency',
       String(CONCURRENCY),
       '--log-level',
@@ -82,8 +72,8 @@ describe('governed sync: killed processes', () => {
   it('SIGKILLed at random points, resumes to an exact mirror; paid calls repeated stay within the jobs in flight', async () => {
     const clean = await cleanRunCalls(
       () => startSimulator(CATALOGUE),
-      join(dir.path, 'clean.duckdb'),
-      config,
+      files.path('clean.duckdb'),
+      files.config,
     );
     const sim = await startSimulator(CATALOGUE);
     // Responses take 25 ms, so each kill (within half a second of the run's first calls) lands
@@ -91,7 +81,7 @@ describe('governed sync: killed processes', () => {
     // would test nothing (and the next run would open a new cycle).
     sim.setFaults({ latencyMs: 25 });
     try {
-      const dbPath = join(dir.path, 'killed.duckdb');
+      const dbPath = files.path('killed.duckdb');
       const delays: number[] = [];
       for (let k = 0; k < KILLS; k++) {
         const before = sim.ledger().calls;

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { formatSummary } from '../../src/sync/summary.ts';
@@ -7,13 +6,12 @@ import {
   callsWithStatus,
   expectLedgerEqual,
   expectMirror,
-  jitterConfig,
+  governedFiles,
   LogWatch,
   queryWarehouse,
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
 import { runTestSync } from '../helpers/sync.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * Quota scenarios of the governor, end to end: the simulator over HTTP with a small daily
@@ -22,15 +20,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * and its api_calls equal to the service's ledger.
  */
 
-let dir: { path: string; cleanup(): Promise<void> };
-let config: string;
-beforeAll(async () => {
-  dir = await tempDir();
-  config = await jitterConfig(dir.path);
-});
-afterAll(async () => {
-  await dir.cleanup();
-});
+const files = governedFiles();
 
 /** Real epoch ms of the service's next quota reset, as its X-RateLimit-Reset names it. */
 const nextResetMs = (sim: Simulator): number => sim.clock().resetEpochSeconds * 1000;
@@ -40,7 +30,7 @@ describe('governed sync: daily quota', () => {
     const dailyQuota = 70;
     const sim = await startSimulator({ fragrances: 40, seed: 21, dailyQuota, daySeconds: 3 });
     try {
-      const dbPath = join(dir.path, 'days.duckdb');
+      const dbPath = files.path('days.duckdb');
       const startedService = Date.parse(sim.clock().now);
       const logs = new LogWatch();
       const checks: Promise<{ atPause: number; beforeReset: number; resetMs: number; until: Date }>[] = [];
@@ -60,7 +50,7 @@ describe('governed sync: daily quota', () => {
         baseUrl: sim.url,
         dbPath,
         logLines: logs,
-        flags: { config, concurrency: '8' },
+        flags: { config: files.config, concurrency: '8' },
       });
       expect(summary.status).toBe('completed');
       expect(summary.exitCode).toBe(EXIT.ok);
@@ -93,7 +83,7 @@ describe('governed sync: daily quota', () => {
   it('a run waiting through resets reads the lists again on each new day, first, and finds what was added meanwhile', async () => {
     const sim = await startSimulator({ fragrances: 40, seed: 21, dailyQuota: 70, daySeconds: 3 });
     try {
-      const dbPath = join(dir.path, 'rewalk.duckdb');
+      const dbPath = files.path('rewalk.duckdb');
       const before = new Set(sim.groundTruth().fragrances.map((f) => f.id));
       const logs = new LogWatch();
       let churned = false;
@@ -106,7 +96,7 @@ describe('governed sync: daily quota', () => {
         baseUrl: sim.url,
         dbPath,
         logLines: logs,
-        flags: { config, concurrency: '8' },
+        flags: { config: files.config, concurrency: '8' },
       });
       expect(summary.status).toBe('completed');
       const newcomers = sim
@@ -151,7 +141,7 @@ describe('governed sync: daily quota', () => {
   it('survives another application draining the pool mid-run: a 429 before the reserve, pause, resume, nothing lost', async () => {
     const sim = await startSimulator({ fragrances: 40, seed: 22, daySeconds: 4 });
     try {
-      const dbPath = join(dir.path, 'drain.duckdb');
+      const dbPath = files.path('drain.duckdb');
       const logs = new LogWatch();
       let drained: { calls: number; resetMs: number } | null = null;
       const poll = setInterval(() => {
@@ -165,7 +155,7 @@ describe('governed sync: daily quota', () => {
         baseUrl: sim.url,
         dbPath,
         logLines: logs,
-        flags: { config, concurrency: '4' },
+        flags: { config: files.config, concurrency: '4' },
       }).finally(() => clearInterval(poll));
       expect(summary.status).toBe('completed');
       expect(drained).not.toBeNull();
@@ -204,14 +194,14 @@ describe('governed sync: daily quota', () => {
       keys: [key],
     });
     try {
-      const dbPath = join(dir.path, 'logs.duckdb');
+      const dbPath = files.path('logs.duckdb');
       const logs = new LogWatch();
       const summary = await runTestSync({
         baseUrl: sim.url,
         dbPath,
         apiKey: key,
         logLines: logs,
-        flags: { config, concurrency: '4' },
+        flags: { config: files.config, concurrency: '4' },
       });
       expect(summary.status).toBe('completed');
       const entries = logs.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -237,8 +227,8 @@ describe('governed sync: daily quota', () => {
   it('with --no-wait stops at the exhausted quota (exit code 5), and the next run continues', async () => {
     const sim = await startSimulator({ fragrances: 40, seed: 24, dailyQuota: 160 });
     try {
-      const dbPath = join(dir.path, 'nowait.duckdb');
-      const flags = { config, concurrency: '4', 'no-wait': true, reserve: '10' };
+      const dbPath = files.path('nowait.duckdb');
+      const flags = { config: files.config, concurrency: '4', 'no-wait': true, reserve: '10' };
       const first = await runTestSync({ baseUrl: sim.url, dbPath, flags });
       expect(first.status).toBe('quota_exhausted');
       expect(first.exitCode).toBe(EXIT.quotaExhausted);

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import {
   callsWithStatus,
   cleanRunCalls,
   expectLedgerEqual,
   expectMirror,
-  jitterConfig,
+  governedFiles,
   LogWatch,
   queryWarehouse,
   repeatBound,
@@ -15,7 +14,7 @@ import {
 import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.ts';
 import { warehouseLedger } from '../helpers/ground-truth.ts';
 import { runTestSync } from '../helpers/sync.ts';
-import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
 import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
 
 /**
@@ -23,15 +22,7 @@ import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.
  * Redis, one quota and one reserve; and a Redis that loses its data mid-run.
  */
 
-let dir: { path: string; cleanup(): Promise<void> };
-let config: string;
-beforeAll(async () => {
-  dir = await tempDir();
-  config = await jitterConfig(dir.path);
-});
-afterAll(async () => {
-  await dir.cleanup();
-});
+const files = governedFiles();
 
 describe('governed sync: worker processes on one Redis', () => {
   it('two worker processes never take the service below the reserve, across several quota days', async () => {
@@ -39,7 +30,7 @@ describe('governed sync: worker processes on one Redis', () => {
     const prefix = uniquePrefix('gov-workers');
     const reserve = 30;
     const dailyQuota = 150;
-    const shared = ['--reserve', String(reserve), '--config', config, '--concurrency', '4'];
+    const shared = ['--reserve', String(reserve), '--config', files.config, '--concurrency', '4'];
     // Workers first: their start-up must not eat the first service day.
     const workers = await Promise.all([
       startWorker(redisUrl, prefix, shared),
@@ -53,7 +44,7 @@ describe('governed sync: worker processes on one Redis', () => {
       lowest.set(c.serviceDate, Math.min(lowest.get(c.serviceDate) ?? c.remaining, c.remaining));
     }, 5);
     try {
-      const dbPath = join(dir.path, 'workers.duckdb');
+      const dbPath = files.path('workers.duckdb');
       const logs = new LogWatch();
       const summary = await runTestSync({
         baseUrl: sim.url,
@@ -63,7 +54,7 @@ describe('governed sync: worker processes on one Redis', () => {
           redis: redisUrl,
           'queue-prefix': prefix,
           reserve: String(reserve),
-          config,
+          config: files.config,
           concurrency: '4',
         },
       });
@@ -101,12 +92,12 @@ describe('governed sync: worker processes on one Redis', () => {
     const maxCents = 150;
     // No --max-cents and no --reserve here: the run's own limits reach them through Redis.
     const workers = await Promise.all([
-      startWorker(redisUrl, prefix, ['--config', config, '--concurrency', '4']),
-      startWorker(redisUrl, prefix, ['--config', config, '--concurrency', '4']),
+      startWorker(redisUrl, prefix, ['--config', files.config, '--concurrency', '4']),
+      startWorker(redisUrl, prefix, ['--config', files.config, '--concurrency', '4']),
     ]);
     const sim = await startSimulator({ fragrances: 40, seed: 41 });
     try {
-      const dbPath = join(dir.path, 'worker-limits.duckdb');
+      const dbPath = files.path('worker-limits.duckdb');
       const summary = await runTestSync({
         baseUrl: sim.url,
         dbPath,
@@ -114,7 +105,7 @@ describe('governed sync: worker processes on one Redis', () => {
           redis: redisUrl,
           'queue-prefix': prefix,
           'max-cents': String(maxCents),
-          config,
+          config: files.config,
           concurrency: '4',
         },
       });
@@ -137,8 +128,8 @@ describe('governed sync: worker processes on one Redis', () => {
     const concurrency = 4;
     const clean = await cleanRunCalls(
       () => startSimulator(catalogue),
-      join(dir.path, 'flush-clean.duckdb'),
-      config,
+      files.path('flush-clean.duckdb'),
+      files.config,
     );
     // Only a Redis this test started may be flushed; on a shared one only our keys go.
     const own: RedisServerHandle | null = inject('redisOwned') ? await startRedisServer() : null;
@@ -153,11 +144,16 @@ describe('governed sync: worker processes on one Redis', () => {
       void (own ? admin.flushall() : cleanPrefix(redisUrl, prefix));
     }, 2);
     try {
-      const dbPath = join(dir.path, 'flush.duckdb');
+      const dbPath = files.path('flush.duckdb');
       const summary = await runTestSync({
         baseUrl: sim.url,
         dbPath,
-        flags: { redis: redisUrl, 'queue-prefix': prefix, config, concurrency: String(concurrency) },
+        flags: {
+          redis: redisUrl,
+          'queue-prefix': prefix,
+          config: files.config,
+          concurrency: String(concurrency),
+        },
       });
       clearInterval(poll);
       expect(summary.status).toBe('completed');

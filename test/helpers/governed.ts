@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from './ground-truth.ts';
 import { runTestSync } from './sync.ts';
+import { tempDir } from './tmp.ts';
 
 /**
  * Shared pieces of the governed end-to-end scenarios (test/e2e/governed-*.test.ts): a config
@@ -28,6 +29,28 @@ export async function jitterConfig(dir: string, name = 'governed.json'): Promise
  * advanced between runs, without churn) that day is earlier than the truth's, so the truth
  * is taken on the one day the warehouse holds.
  */
+/**
+ * What every governed e2e file sets up: a temp folder (removed after the file) and the
+ * jitter config in it. Registers vitest's hooks; read `path()` and `config` inside tests.
+ */
+export function governedFiles(): { path(name: string): string; readonly config: string } {
+  let dir: { path: string; cleanup(): Promise<void> } | null = null;
+  let config = '';
+  beforeAll(async () => {
+    dir = await tempDir();
+    config = await jitterConfig(dir.path);
+  });
+  afterAll(async () => {
+    await dir?.cleanup();
+  });
+  return {
+    path: (name) => join(dir!.path, name),
+    get config() {
+      return config;
+    },
+  };
+}
+
 export async function expectMirror(sim: Simulator, dbPath: string): Promise<void> {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
   const days = await wh.query<{ d: string }>(
