@@ -47,19 +47,20 @@ export class LoadStage {
    */
   static async recover(warehouse: WarehouseHandle, dbPath: string, log: Logger): Promise<number> {
     const journal = new Journal(dbPath);
-    if (journal.leftovers().length === 0) return 0;
-    const unanswered = unansweredCalls(journal.leftovers().map((l) => l.path));
+    const leftovers = journal.leftovers();
+    if (leftovers.length === 0) return 0;
+    const unanswered = unansweredCalls(leftovers.map((l) => l.path));
     for (const [runId, calls] of unanswered)
       journal.append(JSON.stringify({ runId, items: calls, progress: [] }));
-    const answers = journal.seal()?.id;
+    // The answers go last: until they are in, the segments that name the requests remain.
+    const answers = journal.seal();
     journal.close();
+    if (answers) leftovers.push(answers);
     const state = await warehouse.syncState();
     const committed = new Set(
       state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
     );
     let replayed = 0;
-    // The answers go last: until they are in, the segments that name the requests remain.
-    const leftovers = journal.leftovers().sort((a, b) => Number(a.id === answers) - Number(b.id === answers));
     for (const { id, path } of leftovers) {
       if (!committed.has(id)) {
         await warehouse.loadJournal(path, [journalMark(id)]);
@@ -103,8 +104,12 @@ export class LoadStage {
    */
   sent(call: SentCall): void {
     this.inFlight.set(call.callId, call);
+    this.journalSent([call]);
+  }
+
+  private journalSent(sent: SentCall[]): void {
     this.journal.append(
-      JSON.stringify({ runId: this.runId, items: [], progress: [], sent: [call] } satisfies LoadEntry),
+      JSON.stringify({ runId: this.runId, items: [], progress: [], sent } satisfies LoadEntry),
     );
   }
 
@@ -124,15 +129,7 @@ export class LoadStage {
     this.size = 0;
     // Requests still in flight are journaled again in the new segment: the sealed one is
     // deleted once loaded, and their answers (if any come) will be journaled after this point.
-    if (this.inFlight.size > 0)
-      this.journal.append(
-        JSON.stringify({
-          runId: this.runId,
-          items: [],
-          progress: [],
-          sent: [...this.inFlight.values()],
-        } satisfies LoadEntry),
-      );
+    if (this.inFlight.size > 0) this.journalSent([...this.inFlight.values()]);
     if (!segment) {
       this.settleIdle();
       return;
