@@ -8,28 +8,21 @@
  * and words the error), never less. test/api/fast-check.test.ts holds them to that.
  */
 import { isCalendarDay } from '../util/calendar-day.ts';
+import { every, isPlainObject, isStr, type Obj } from '../util/value-checks.ts';
 import type { EndpointName } from './endpoints.ts';
-
-type Obj = Record<string, unknown>;
 
 /** A plain object with exactly `n` own keys (the caller checks each of them). */
 function exact(x: unknown, n: number): x is Obj {
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  if (!isPlainObject(x)) return false;
   let keys = 0;
   for (const k in x) if (Object.hasOwn(x, k)) keys++;
-  return keys === n && Object.getPrototypeOf(x) === Object.prototype;
+  return keys === n;
 }
 
-const str = (x: unknown): x is string => typeof x === 'string';
+const str = isStr;
 const id = (x: unknown): x is string => typeof x === 'string' && x.length > 0;
 const num = (x: unknown, min: number, max: number): boolean => typeof x === 'number' && x >= min && x <= max;
 const int = (x: unknown, min: number): boolean => Number.isSafeInteger(x) && (x as number) >= min;
-
-function every(list: unknown, ok: (e: unknown) => boolean): boolean {
-  if (!Array.isArray(list)) return false;
-  for (const e of list) if (!ok(e)) return false;
-  return true;
-}
 
 const pagination = (p: unknown) => exact(p, 3) && int(p.page, 1) && int(p.limit, 1) && int(p.total, 0);
 const summary = (f: unknown) => exact(f, 3) && id(f.id) && str(f.name) && str(f.brand);

@@ -6,27 +6,13 @@
  * zod, which decides and words the error), never less: `true` means zod accepts it too.
  */
 import { isCalendarDay } from '../util/calendar-day.ts';
+import { every, isPlainObject, isStr, type Obj } from '../util/value-checks.ts';
 
-type Obj = Record<string, unknown>;
-
-function isObj(x: unknown): x is Obj {
-  return typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype;
-}
-const isStr = (x: unknown): x is string => typeof x === 'string';
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isInt = (x: unknown): x is number => Number.isSafeInteger(x);
-
-function everyStr(list: unknown): boolean {
-  if (!Array.isArray(list)) return false;
-  for (const s of list) if (typeof s !== 'string') return false;
-  return true;
-}
-
-function everyObj(list: unknown, ok: (e: Obj) => boolean): boolean {
-  if (!Array.isArray(list)) return false;
-  for (const e of list) if (!isObj(e) || !ok(e)) return false;
-  return true;
-}
+const isObj = isPlainObject;
+const everyStr = (list: unknown) => every(list, isStr);
+const everyObj = (list: unknown, ok: (e: Obj) => boolean) => every(list, (e) => isPlainObject(e) && ok(e));
 
 const similarEntry = (e: Obj) => isStr(e.id) && isStr(e.name) && isStr(e.brand) && isNum(e.similarityScore);
 const labelled = (e: Obj) => isStr(e.label) && isNum(e.score);
