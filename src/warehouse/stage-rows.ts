@@ -77,10 +77,24 @@ function lastWinsKey(item: LoadItem): string | null {
 }
 
 /**
- * api_calls has no key upstream; a content hash plus the occurrence number within the batch
- * makes reloading a batch idempotent while two identical attempts in one batch stay two rows.
+ * api_calls has no key upstream. A request whose sending was recorded has an id unique across
+ * processes (its x-fragsync-call header): that is its key, so the same request reported
+ * twice (a worker's spool reporting again, a replay) is one row, and null says "already
+ * staged in this batch". Otherwise a content hash plus the occurrence number within the
+ * batch makes reloading a batch idempotent while two identical attempts stay two rows.
  */
-function callKey(runId: string, fields: Cell[], occurrences: Map<string, number>): string {
+function callKey(
+  runId: string,
+  callId: string | undefined,
+  fields: Cell[],
+  occurrences: Map<string, number>,
+): string | null {
+  if (callId !== undefined) {
+    const key = `call:${callId}`;
+    if (occurrences.has(key)) return null;
+    occurrences.set(key, 1);
+    return sha1Hex(key);
+  }
   const base = JSON.stringify([runId, ...fields]);
   const n = occurrences.get(base) ?? 0;
   occurrences.set(base, n + 1);
@@ -230,7 +244,8 @@ function stageItem(
         item.quotaRemaining,
       ];
       const [at, method, endpoint, status, cents, remaining] = fields;
-      const key = callKey(runId, fields, occurrences);
+      const key = callKey(runId, item.callId, fields, occurrences);
+      if (key === null) return;
       out.stg_api_call.add(seq, at, method, endpoint, status, cents, remaining, key);
       return;
     }

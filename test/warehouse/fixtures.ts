@@ -1,4 +1,11 @@
-import type { FragranceProfileItem, LoadBatch, LoadItem, ProgressMark } from '../../src/warehouse/rows.ts';
+import type {
+  ApiCallItem,
+  FragranceProfileItem,
+  LoadBatch,
+  LoadItem,
+  ProgressMark,
+  SentCall,
+} from '../../src/warehouse/rows.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -50,4 +57,20 @@ export function batch(items: LoadItem[], progress: ProgressMark[] = [], runId = 
 export async function count(wh: Warehouse, table: string, where = 'true'): Promise<number> {
   const [row] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table} WHERE ${where}`);
   return row?.n ?? -1;
+}
+
+/** A request as its sending was recorded (a profile read, at a fixed time). */
+export function sentCall(callId: string): SentCall {
+  return {
+    callId,
+    at: '2024-06-01T10:00:00.000Z',
+    method: 'GET',
+    endpoint: '/v1/fragrances/{id}',
+    costCents: 2,
+  };
+}
+
+/** The ledger row of that request, with the status the service answered. */
+export function answeredCall(callId: string, status: number): ApiCallItem {
+  return { ...sentCall(callId), kind: 'apiCall', status, quotaRemaining: 90 };
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import type { LoadItem } from '../../src/warehouse/rows.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
-import { batch, count, freshWarehouse, profile } from './fixtures.ts';
+import { answeredCall, batch, count, freshWarehouse, profile } from './fixtures.ts';
 
 let wh: Warehouse;
 let path: string;
@@ -177,6 +177,21 @@ describe('load', () => {
     expect(again.counts.api_calls).toBe(0);
     expect(await snapshot(wh)).toEqual(before);
     expect(before.fragrances).toHaveLength(3);
+  });
+
+  test('a request reported twice, in one batch or two, is one api_calls row (its call id is its key)', async () => {
+    const call = answeredCall;
+    const first = await wh.load(batch([call('w1-1', 200), call('w1-1', 200), call('w1-2', 200)]));
+    expect(first.counts.api_calls).toBe(2);
+    // A spool's report again, and a dead worker's spool read by another: one row per call id,
+    // whichever report came first.
+    const again = await wh.load(batch([call('w1-2', 200), call('w1-3', 0)], [], 'run-2'));
+    expect(again.counts.api_calls).toBe(1);
+    expect(await wh.query(`SELECT run_id, status FROM api_calls ORDER BY status DESC, run_id`)).toEqual([
+      { run_id: 'run-1', status: 200 },
+      { run_id: 'run-1', status: 200 },
+      { run_id: 'run-2', status: 0 },
+    ]);
   });
 
   test('upsert: a summary never clobbers profile columns; a later profile updates everything', async () => {
