@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startRedisServer, type RedisServerHandle } from './helpers/redis-server.ts';
 
 let started: RedisServerHandle | undefined;
+let spoolRoot: string | undefined;
 
 /**
  * Tests use REDIS_URL when it is set; otherwise one private redis-server is started on a
@@ -9,6 +13,10 @@ let started: RedisServerHandle | undefined;
  * not start unless the user asked for it.
  */
 export async function setup(project: TestProject): Promise<void> {
+  // Worker spools (queue.spoolDir) of every process the tests start, instead of the user's
+  // ~/.local/state; the test files and the processes they spawn inherit it.
+  spoolRoot = mkdtempSync(join(tmpdir(), 'fragsync-spools-'));
+  process.env.FRAGSYNC_SPOOL_DIR = spoolRoot;
   let url = process.env.REDIS_URL;
   if (!url) {
     started = await startRedisServer();
@@ -20,4 +28,5 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await started?.stop();
+  if (spoolRoot) rmSync(spoolRoot, { recursive: true, force: true });
 }

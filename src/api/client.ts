@@ -71,10 +71,11 @@ export class FragranceClient {
    * The same client (its connections, governor, retries) whose calls go to `onCall` instead:
    * one per job attempt, so each request's ledger row travels with the attempt that sent it,
    * even a failed one. (AsyncLocalStorage did this before; it put async hooks on every
-   * promise of the process, a few percent of the fetching thread.)
+   * promise of the process, a few percent of the fetching thread.) With `onSent`, the
+   * attempt's requests are also announced as they leave (a worker's spool, queue/spool.ts).
    */
-  withCalls(onCall: (call: ApiCallItem) => void): FragranceClient {
-    return new FragranceClient({ view: { ...this.deps, onCall } });
+  withCalls(onCall: (call: ApiCallItem) => void, onSent?: (call: SentCall) => void): FragranceClient {
+    return new FragranceClient({ view: { ...this.deps, onCall, ...(onSent ? { onSent } : {}) } });
   }
 
   private call<T>(

@@ -115,6 +115,14 @@ export const BINDINGS: Binding[] = [
     help: "Redis key prefix of the job queues, without ':' (default fragsync)",
   },
   {
+    flag: 'spool-dir',
+    env: ['FRAGSYNC_SPOOL_DIR'],
+    paths: [['queue', 'spoolDir']],
+    kind: 'string',
+    valueName: 'DIR',
+    help: 'where worker processes keep their calls until the ledger has them (default ~/.local/state/fragsync/spool)',
+  },
+  {
     flag: 'log-level',
     env: ['FRAGSYNC_LOG_LEVEL'],
     paths: [['logLevel']],

@@ -111,6 +111,17 @@ export const ConfigSchema = z.strictObject({
     prefix: z.string().regex(/^[^:\s]+$/, { error: "must be a non-empty string without ':' or spaces" }),
     /** Jobs processed at once per worker process (count). */
     concurrency: posInt(),
+    /**
+     * Folder where each fetch-worker process of this host keeps the calls it made until the
+     * warehouse owner took their ledger rows (survives a kill or a Redis that lost its data);
+     * null: $XDG_STATE_HOME/fragsync/spool, else ~/.local/state/fragsync/spool.
+     */
+    spoolDir: z.string().min(1, { error: 'must be a non-empty path' }).nullable(),
+    /** A job's lock in Redis, in ms: a killed worker's jobs are taken over after about this long. */
+    lockMs: z
+      .number({ error: POS_INT })
+      .int({ error: POS_INT })
+      .min(1000, { error: 'must be at least 1000' }),
   }),
   loader: z.strictObject({
     /** Items per warehouse transaction (count). */

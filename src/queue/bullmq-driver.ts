@@ -21,6 +21,10 @@ export interface BullmqDriverOptions {
   concurrency: number;
   /** Also fetch in this process (true), or leave it to `fragsync worker` processes. */
   localWorker: boolean;
+  /** This host's spool folder for the queue prefix (queue/spool.ts). */
+  spoolDir: string;
+  /** How long a worker's job lock lasts, in ms: a killed worker's jobs are taken over after it. */
+  lockMs: number;
   wait: boolean;
   onOutcome: OutcomeHandler;
   onPause?: (until: Date) => void;
@@ -48,7 +52,7 @@ export class BullmqDriver implements QueueDriver {
     private readonly fetchQueue: Queue,
     private readonly loadWorker: Worker,
     private readonly loadConnection: Redis,
-    private readonly fetchWorker: { close(): Promise<void> } | null,
+    private readonly fetchWorker: { settle(): Promise<void>; close(): Promise<void> } | null,
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
@@ -57,27 +61,30 @@ export class BullmqDriver implements QueueDriver {
     // Jobs a previous run left waiting are re-planned from the warehouse: drop them.
     await fetchQueue.drain(true);
     await fetchQueue.resume();
-    let driver: BullmqDriver | null = null;
+    let created: (d: BullmqDriver) => void = () => undefined;
+    const ready = new Promise<BullmqDriver>((resolve) => (created = resolve));
     const loadConnection = opts.connection.duplicate();
     const loadWorker = new Worker(
       LOAD_QUEUE,
-      async (job: Job<JobOutcome>) => {
-        await driver?.receive(job.data);
-      },
+      // A report may come in before the driver exists (a spool adopted at start): it waits.
+      async (job: Job<JobOutcome>) => (await ready).receive(job.data),
       { connection: loadConnection, prefix: opts.prefix, concurrency: 64 },
     );
     loadWorker.on('error', (err) => opts.log.error({ err: err.message }, 'load worker error'));
     const fetchWorker = opts.localWorker
-      ? startFetchWorker({
+      ? await startFetchWorker({
           connection: opts.connection,
           prefix: opts.prefix,
           concurrency: opts.concurrency,
           governor: opts.governor,
           log: opts.log,
+          spoolDir: opts.spoolDir,
+          lockMs: opts.lockMs,
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
-    driver = new BullmqDriver(opts, fetchQueue, loadWorker, loadConnection, fetchWorker);
+    const driver = new BullmqDriver(opts, fetchQueue, loadWorker, loadConnection, fetchWorker);
+    created(driver);
     driver.watchPause();
     return driver;
   }
@@ -111,7 +118,8 @@ export class BullmqDriver implements QueueDriver {
     } finally {
       this.receiving--;
     }
-    if (outcome.type !== 'requeued' && outcome.job.runId === this.opts.runId) {
+    if (outcome.type === 'ledger' || outcome.type === 'requeued') return;
+    if (outcome.job.runId === this.opts.runId) {
       this.outstanding.delete(outcome.job.id);
       if (outcome.type === 'stop') await this.stop();
       this.checkIdle();
@@ -134,6 +142,22 @@ export class BullmqDriver implements QueueDriver {
       if ((c.active ?? 0) === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    await this.loadQueueEmpty(deadline);
+    this.outstanding.clear();
+    this.checkIdle();
+  }
+
+  /**
+   * Before the ledger closes: reports this host's spools still owe (a Redis that lost its
+   * data since the last check, a dead worker's spool) are made, and the load queue is
+   * emptied into onOutcome.
+   */
+  async settle(): Promise<void> {
+    await this.fetchWorker?.settle();
+    await this.loadQueueEmpty(Date.now() + 30_000);
+  }
+
+  private async loadQueueEmpty(deadline: number): Promise<void> {
     const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
     while (Date.now() < deadline) {
       const c = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
@@ -143,8 +167,6 @@ export class BullmqDriver implements QueueDriver {
       await new Promise((r) => setTimeout(r, 50));
     }
     await loadQueue.close();
-    this.outstanding.clear();
-    this.checkIdle();
   }
 
   pausedUntil(): Date | null {

@@ -4,12 +4,15 @@ import type { JobContext, JobSettings } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { ApiCallItem } from '../warehouse/rows.ts';
 import { decide, type ErrorAction } from './error-policy.ts';
+import type { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
 
 export interface ExecuteDeps {
   client: FragranceClient;
   settings: JobSettings;
   log: Logger;
+  /** A worker's spool (BullMQ mode): told of each request as it leaves and as it is answered. */
+  spool?: CallSpool;
 }
 
 export interface Execution {
@@ -26,13 +29,22 @@ export async function execute(
   signal: AbortSignal,
 ): Promise<Execution> {
   const calls: ApiCallItem[] = [];
+  const spool = deps.spool;
   // The job's child logger is made only when something is logged: most attempts log nothing,
   // and a child per attempt showed in profiles.
   let child: Logger | null = null;
   const jobLog = (): Logger => (child ??= deps.log.child({ job: job.id, kind: job.spec.kind }));
   const ctx: JobContext = {
     // The attempt's own view of the shared client: its requests' ledger rows land in `calls`.
-    client: deps.client.withCalls((call) => calls.push(call)),
+    client: spool
+      ? deps.client.withCalls(
+          (call) => {
+            calls.push(call);
+            spool.answered(job.runId, call);
+          },
+          (call) => spool.sent(job.runId, call),
+        )
+      : deps.client.withCalls((call) => calls.push(call)),
     settings: deps.settings,
     signal,
     get log() {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
+import { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
 
 export const FETCH_QUEUE = 'fetch';
@@ -35,6 +37,10 @@ export interface FetchWorkerOptions {
   log: Logger;
   /** The client and settings for a job of the given run (a worker process may serve many runs). */
   depsFor(runId: string): Promise<{ deps: ExecuteDeps; wait: boolean } | null>;
+  /** This host's spool folder for the queue prefix (see CallSpool). */
+  spoolDir: string;
+  /** Job lock duration in ms: a dead worker's jobs go back to waiting after about this long. */
+  lockMs: number;
 }
 
 /**
@@ -42,17 +48,36 @@ export interface FetchWorkerOptions {
  * processes. Each attempt's outcome (its calls, even on failure) goes to the load queue,
  * which only the owner of the warehouse consumes. Quota pauses use BullMQ's rate limit, so
  * every worker of every process stops sending and the job waits without using an attempt.
+ * Every request and answer is also written to the process's spool first (queue/spool.ts), so
+ * the ledger keeps them when the process dies or Redis loses the report.
  */
-export function startFetchWorker(opts: FetchWorkerOptions): {
+export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   worker: Worker;
   processed(): number;
+  /**
+   * Make sure every report this process made, and what dead processes left in this host's
+   * spool folder, is in Redis as it is now (see CallSpool.check).
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
-} {
+}> {
   let processed = 0;
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-  const report = (outcome: JobOutcome) =>
-    loadQueue.add('outcome', outcome, { removeOnComplete: true, removeOnFail: 1000 });
+  const add = async (outcome: JobOutcome): Promise<string> => {
+    // Our own id: the spool checks for this key to know the owner took the report.
+    const jobId = randomUUID();
+    await loadQueue.add('outcome', outcome, { jobId, removeOnComplete: true, removeOnFail: 1000 });
+    return jobId;
+  };
+  const spool = await CallSpool.open({
+    dir: opts.spoolDir,
+    redis: opts.connection,
+    prefix: opts.prefix,
+    report: (runId, calls) => add({ type: 'ledger', runId, calls }),
+    log: opts.log,
+  });
+  const report = async (outcome: JobOutcome) => spool.reported(outcome.calls, await add(outcome));
 
   const processor = async (
     job: Job<QueuedJob & { attempt?: number }>,
@@ -68,7 +93,7 @@ export function startFetchWorker(opts: FetchWorkerOptions): {
     const attempt = (data.attempt ?? 0) + 1;
     processed++;
     const { outcome, action } = await execute(
-      ctx.deps,
+      { ...ctx.deps, spool },
       data,
       attempt,
       signal ?? new AbortController().signal,
@@ -106,13 +131,17 @@ export function startFetchWorker(opts: FetchWorkerOptions): {
     // queue.rateLimit() is ignored unless a limiter is configured; this one never binds.
     limiter: { max: 1_000_000, duration: 1000 },
     maximumRateLimitDelay: 1000,
+    lockDuration: opts.lockMs,
+    stalledInterval: opts.lockMs,
   });
   worker.on('error', (err) => opts.log.error({ err: err.message }, 'fetch worker error'));
   return {
     worker,
     processed: () => processed,
+    settle: () => spool.check(true),
     close: async () => {
       await worker.close();
+      await spool.close();
       await loadQueue.close();
       await fetchQueue.close();
       blocking.disconnect();

@@ -23,7 +23,13 @@ export type JobOutcome =
   /** The job goes back to waiting (quota pause, transient retry); only its calls are reported. */
   | { type: 'requeued'; job: QueuedJob; calls: ApiCallItem[] }
   /** The run must stop (budget, 402, 401, quota with --no-wait); the job stays owed. */
-  | { type: 'stop'; job: QueuedJob; reason: StopReason; message: string; calls: ApiCallItem[] };
+  | { type: 'stop'; job: QueuedJob; reason: StopReason; message: string; calls: ApiCallItem[] }
+  /**
+   * Ledger rows only, of any run, from a worker's spool (queue/spool.ts): reported again
+   * after Redis lost its data, or left by a worker that died. Rows already stored are skipped
+   * (same call id).
+   */
+  | { type: 'ledger'; runId: string; calls: ApiCallItem[] };
 
 /**
  * The two execution drivers (in-process and BullMQ) look the same to the coordinator: it
@@ -43,6 +49,8 @@ export interface QueueDriver {
   /** Local time until which nothing is sent (quota pause), or null. */
   pausedUntil(): Date | null;
   counts(): Promise<{ waiting: number; active: number; delayed: number }>;
+  /** Deliver to onOutcome every ledger row still owed before the ledger closes (BullMQ: spools). */
+  settle?(): Promise<void>;
   close(): Promise<void>;
 }
 

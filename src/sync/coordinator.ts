@@ -159,6 +159,12 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       if (writeFailure) await driver?.stop();
     };
     const handleOutcome = async (o: JobOutcome): Promise<void> => {
+      if (o.type === 'ledger') {
+        // Rows a worker's spool reported again (or a dead worker left): stored once per call
+        // id, under the run that made them; not this run's live counts (most are stored already).
+        load.add(o.calls, [], o.runId);
+        return;
+      }
       const callItems: LoadItem[] = o.calls;
       for (const c of o.calls) {
         calls++;
@@ -293,6 +299,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       const nonEmpty = removals.filter((r) => r.kind === 'removal' && r.keys.length > 0);
       if (nonEmpty.length > 0) load.add(nonEmpty, []);
     }
+    await driver.settle?.();
     await load.close();
     await warehouse.finishRun(runId, status, new Date());
     await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");

@@ -85,12 +85,12 @@ export class LoadStage {
    * Take one job's rows: journaled now, written with the next batch. After a failed write
    * they are only journaled (the next start replays the journal); see `failure`.
    */
-  add(items: LoadItem[], progress: ProgressMark[]): void {
+  add(items: LoadItem[], progress: ProgressMark[], runId = this.runId): void {
     if (items.length === 0 && progress.length === 0) return;
     if (this.inFlight.size > 0)
       for (const item of items)
         if (item.kind === 'apiCall' && item.callId !== undefined) this.inFlight.delete(item.callId);
-    this.journal.append(JSON.stringify({ runId: this.runId, items, progress } satisfies LoadEntry));
+    this.journal.append(JSON.stringify({ runId, items, progress } satisfies LoadEntry));
     if (this.writeError) return;
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends

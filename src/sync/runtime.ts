@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { FragranceClient } from '../api/client.ts';
@@ -17,6 +19,16 @@ export function governorLimits(config: Config): GovernorLimits {
     maxCentsPerDay: config.budget.maxCentsPerDay,
     resumeJitterMs: config.quota.resumeJitterMs,
   };
+}
+
+/**
+ * This host's spool folder for the queue prefix (queue.spoolDir, else the user's state
+ * folder): worker processes of one prefix on one host share it, so a restarted one finds
+ * what a killed one left.
+ */
+export function spoolFolder(config: Config): string {
+  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(config.queue.spoolDir ?? join(state, 'fragsync', 'spool'), config.queue.prefix);
 }
 
 /** The HTTP client as every process builds it from the config: same pool, timeouts and retries. */
@@ -103,6 +115,8 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         limits: governorLimits(config),
         concurrency: config.queue.concurrency,
         localWorker: true,
+        spoolDir: spoolFolder(config),
+        lockMs: config.queue.lockMs,
         wait: config.quota.wait,
         onOutcome: ctx.onOutcome,
         onPause: ctx.onPause,

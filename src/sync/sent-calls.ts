@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ApiCallItem, LoadEntry, SentCall } from '../warehouse/rows.ts';
+import { unansweredRow, type ApiCallItem, type LoadEntry, type SentCall } from '../warehouse/rows.ts';
 
 /**
  * The requests that journal segments say were sent and never answered, per run, as ledger
@@ -30,16 +30,7 @@ export function unansweredCalls(paths: readonly string[]): Map<string, ApiCallIt
   for (const [id, { runId, call }] of sent) {
     if (answered.has(id)) continue;
     const rows = byRun.get(runId) ?? [];
-    rows.push({
-      kind: 'apiCall',
-      at: call.at,
-      method: call.method,
-      endpoint: call.endpoint,
-      status: 0,
-      costCents: call.costCents,
-      quotaRemaining: null,
-      callId: id,
-    });
+    rows.push(unansweredRow(call));
     byRun.set(runId, rows);
   }
   return byRun;

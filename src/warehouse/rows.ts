@@ -179,6 +179,20 @@ export interface SentCall {
   costCents: number;
 }
 
+/** A request that was sent and never answered, as its ledger row (see unansweredCalls). */
+export function unansweredRow(call: SentCall): ApiCallItem {
+  return {
+    kind: 'apiCall',
+    at: call.at,
+    method: call.method,
+    endpoint: call.endpoint,
+    status: 0,
+    costCents: call.costCents,
+    quotaRemaining: null,
+    callId: call.callId,
+  };
+}
+
 export type LoadItem =
   | FragranceProfileItem
   | FragranceSummaryItem

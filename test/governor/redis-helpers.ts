@@ -55,12 +55,15 @@ export function redisService(redis: Redis, prefix: string, limit: number, resetA
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
 /** Start test/governor/child.ts in its own Node process; resolves with it and its first line. */
-export function spawnChild(args: string[]): {
+export function spawnChild(
+  args: string[],
+  script = CHILD,
+): {
   child: ChildProcess;
   firstLine: Promise<string>;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

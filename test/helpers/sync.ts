@@ -18,7 +18,11 @@ export interface TestSyncOptions {
 export function testConfig(o: TestSyncOptions): Config {
   return loadConfig({
     flags: { 'base-url': o.baseUrl, db: o.dbPath, ...(o.flags ?? {}) },
-    env: { FRAGSYNC_API_KEY: o.apiKey ?? 'sim-key' },
+    env: {
+      FRAGSYNC_API_KEY: o.apiKey ?? 'sim-key',
+      // The spool folder of the test run (test/global-setup.ts), not the user's.
+      ...(process.env.FRAGSYNC_SPOOL_DIR ? { FRAGSYNC_SPOOL_DIR: process.env.FRAGSYNC_SPOOL_DIR } : {}),
+    },
   });
 }
 

@@ -3,7 +3,7 @@ import { oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
-import { clientFromConfig, connectRedis, governorLimits } from '../../sync/runtime.ts';
+import { clientFromConfig, connectRedis, governorLimits, spoolFolder } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -61,12 +61,14 @@ export async function run(argv: string[]): Promise<number> {
     return c;
   };
 
-  const fetchWorker = startFetchWorker({
+  const fetchWorker = await startFetchWorker({
     connection: redis,
     prefix: config.queue.prefix,
     concurrency: config.queue.concurrency,
     governor,
     log,
+    spoolDir: spoolFolder(config),
+    lockMs: config.queue.lockMs,
     depsFor: async (runId) => {
       const raw = await redis.get(runInfoKey(config.queue.prefix));
       if (!raw) return null;

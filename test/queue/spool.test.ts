@@ -1,0 +1,107 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, inject, test } from 'vitest';
+import { CallSpool } from '../../src/queue/spool.ts';
+import { unansweredRow, type ApiCallItem } from '../../src/warehouse/rows.ts';
+import { connect, deletePrefix, spawnChild } from '../governor/redis-helpers.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
+import { answeredCall as answer, sentCall } from '../warehouse/fixtures.ts';
+
+/**
+ * The worker spool against a real Redis and real files: what it keeps, when it lets go, and
+ * what it reports again (src/queue/spool.ts).
+ */
+
+const CHILD = fileURLToPath(new URL('./spool-child.ts', import.meta.url));
+const silent = pino({ level: 'silent' });
+
+let redis: Redis;
+let prefix: string;
+let dir: string;
+beforeEach(async () => {
+  redis = connect(inject('redisUrl'));
+  prefix = uniquePrefix('spool');
+  dir = await mkdtemp(join(tmpdir(), 'fragsync-spool-'));
+});
+afterEach(async () => {
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const jobKey = (id: string) => `${prefix}:load:${id}`;
+
+/** A spool whose reports are recorded; `pending`: each report's load job waits in Redis. */
+async function openSpool(pending: boolean) {
+  const made: { runId: string; calls: ApiCallItem[] }[] = [];
+  const spool = await CallSpool.open({
+    dir,
+    redis,
+    prefix,
+    report: async (runId, calls) => {
+      made.push({ runId, calls });
+      const id = `report-${made.length}-${Math.random()}`;
+      if (pending) await redis.set(jobKey(id), '1');
+      return id;
+    },
+    rotateMs: 60_000,
+    log: silent,
+  });
+  return { spool, made };
+}
+
+describe('CallSpool', () => {
+  test("a dead process's spool is reported by the next one: answers as they were, requests on the wire without an answer", async () => {
+    const { child, firstLine, exited } = spawnChild([inject('redisUrl'), prefix, dir], CHILD);
+    expect(await firstLine).toBe('ready');
+    child.kill('SIGKILL');
+    await exited;
+
+    const { spool, made } = await openSpool(false);
+    // c1's report was taken before the kill; c2 was answered but not reported; c3 was on the wire.
+    expect(made).toEqual([{ runId: 'run-a', calls: [answer('c2', 500), unansweredRow(sentCall('c3'))] }]);
+    const other = await openSpool(false);
+    expect(other.made).toEqual([]);
+    await other.spool.close(0);
+    await spool.close(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  test('keeps what it wrote until the owner took the report that carries it', async () => {
+    const { spool } = await openSpool(true);
+    spool.sent('run-a', sentCall('c1'));
+    spool.answered('run-a', answer('c1', 200));
+    await redis.set(jobKey('j1'), '1');
+    spool.reported([answer('c1', 200)], 'j1');
+    await spool.check();
+    expect((await readdir(dir)).length).toBe(1);
+    await redis.del(jobKey('j1')); // the owner took it
+    await spool.check();
+    expect(await readdir(dir)).toEqual([]);
+    await spool.close(0);
+  });
+
+  test('after Redis lost its data, reports again every row not known to be taken', async () => {
+    const { spool, made } = await openSpool(true);
+    for (const id of ['c1', 'c2']) {
+      spool.sent('run-a', sentCall(id));
+      spool.answered('run-a', answer(id, 200));
+    }
+    await redis.set(jobKey('j1'), '1');
+    spool.reported([answer('c1', 200)], 'j1');
+    await spool.check();
+    expect(made).toEqual([]);
+
+    await deletePrefix(redis, prefix); // j1 and the spool's marker are gone
+    await spool.check();
+    // c2's job is still running: its row goes with that job's report, not now.
+    expect(made).toEqual([{ runId: 'run-a', calls: [answer('c1', 200)] }]);
+    await spool.check();
+    expect(made).toHaveLength(1);
+    await spool.close(0);
+  });
+});
