@@ -13,6 +13,7 @@ import { EXIT } from '../exit-codes.ts';
 
 const USAGE = `Usage: fragsync sim [options]
   --port N                 port to listen on (default: a free port)
+  --host ADDR              address to listen on (default 127.0.0.1; 0.0.0.0 in a container)
   --fragrances N           catalogue size (default 300)
   --seed N                 catalogue seed (default 1)
   --keys K1,K2             API keys of the one simulated account (default ${DEFAULT_KEY})
@@ -55,6 +56,7 @@ export function parseSimArgs(argv: string[]): SimulatorOptions | 'help' {
       options: {
         help: { type: 'boolean', short: 'h' },
         port: { type: 'string' },
+        host: { type: 'string' },
         fragrances: { type: 'string' },
         seed: { type: 'string' },
         keys: { type: 'string' },
@@ -87,6 +89,7 @@ export function parseSimArgs(argv: string[]): SimulatorOptions | 'help' {
     throw new BadFlag('--keys must be a comma-separated list of non-empty keys');
   return {
     port: intFlag(values.port, 'port', 0),
+    ...(values.host ? { host: values.host } : {}),
     fragrances: intFlag(values.fragrances, 'fragrances', 1),
     seed: intFlag(values.seed, 'seed', 0),
     keys,

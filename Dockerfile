@@ -1,0 +1,12 @@
+# fragsync in a container: `docker compose up` (see docker-compose.yml and README).
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY bin ./bin
+COPY config ./config
+COPY jobs ./jobs
+COPY sql ./sql
+COPY src ./src
+COPY tsconfig.json ./
+ENTRYPOINT ["node", "bin/fragsync.js"]
