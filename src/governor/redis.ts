@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ENDPOINTS } from '../api/endpoints.ts';
 import { FragsyncError } from '../errors.ts';
-import { DEFAULT_TICKET_TTL_MS, checkDay, drawJitterMs, refusal, reserveFor } from './policy.ts';
+import { DEFAULT_TICKET_TTL_MS, checkDay, drawJitterMs, offsetFrom, refusal, reserveFor } from './policy.ts';
 import type { Admission, Governor, GovernorLimits, GovernorStatus, RefusalReason } from './types.ts';
 
 export interface RedisGovernorOptions {
@@ -59,6 +59,11 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
   const ticketTtlMs = opts.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS;
   const log = opts.logger;
   const keys = ['state', 'inflight', 'tickets', 'expired'].map((k) => `${prefix}:gov:${k}`);
+  /**
+   * This process's own clock offset (service Date minus local now), null until a response
+   * told it. Not shared: processes on other hosts have other clocks (lua/lib.lua, OFF).
+   */
+  let offsetMs: number | null = null;
 
   for (const name of SCRIPT_NAMES) {
     redis.defineCommand(commandName(name), { lua: SCRIPTS[name], numberOfKeys: keys.length });
@@ -67,7 +72,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
   async function run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
     const fn = (redis as unknown as Record<string, ScriptCall | undefined>)[commandName(name)];
     if (!fn) throw new FragsyncError('INTERNAL', `governor script ${name} is not defined`);
-    return fn.call(redis, ...keys, prefix, now(), ...args);
+    return fn.call(redis, ...keys, prefix, now(), optArg(offsetMs), ...args);
   }
 
   async function admit(endpoint: keyof typeof ENDPOINTS): Promise<Admission> {
@@ -109,6 +114,8 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
     admit,
     async settle(ticket, outcome) {
       const rl = outcome.rateLimit;
+      const told = offsetFrom(rl.serverDate?.getTime() ?? null, rl.resetAt?.getTime() ?? null, now());
+      if (told !== null) offsetMs = told;
       const raw = await run(
         'settle',
         ticket.id,

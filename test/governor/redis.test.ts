@@ -48,6 +48,32 @@ describe('redis governor', () => {
     expect(await redis.zcard(`${prefix}:gov:inflight`)).toBe(0);
   });
 
+  it('each process converts the shared pause with its own clock: hosts whose clocks disagree wake at the reset', async () => {
+    const prefix = newPrefix();
+    const serviceNow = Date.UTC(2030, 0, 15, 23);
+    const reset = Date.UTC(2030, 0, 16);
+    const aheadMs = 10 * 60_000;
+    // Host A's clock is right; host B's runs ten minutes ahead.
+    const clockA = fakeClock(serviceNow);
+    const clockB = fakeClock(serviceNow + aheadMs);
+    const opts = { prefix, limits: testLimits({ reserveCalls: 0 }), random: () => 0 };
+    const a = createRedisGovernor(redis, { ...opts, now: clockA.now });
+    const b = createRedisGovernor(redis, { ...opts, now: clockB.now });
+    const heard = (remaining: number) =>
+      outcome(200, { limit: 100, remaining, resetAtMs: reset, serverDateMs: serviceNow });
+    await b.settle(await admitOk(b), heard(50));
+    // A's answer is the last one (the shared estimate is now A's offset) and puts the account
+    // at the reserve: everyone pauses until the reset, each on its own clock.
+    await a.settle(await admitOk(a), heard(0));
+    expect(await a.pausedUntil()).toEqual(new Date(reset));
+    expect(await b.pausedUntil()).toEqual(new Date(reset + aheadMs));
+    expect((await b.status()).clockOffsetMs).toBe(-aheadMs);
+    clockB.set(reset + aheadMs - 1);
+    expect(await b.admit('search')).toMatchObject({ ok: false, reason: 'paused' });
+    clockB.set(reset + aheadMs);
+    await admitOk(b);
+  });
+
   it('admit itself starts the pause when remaining is at a process’s reserve', async () => {
     const prefix = newPrefix();
     const clock = fakeClock(Date.UTC(2030, 0, 15, 12));

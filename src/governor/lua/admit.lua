@@ -1,23 +1,23 @@
 -- admit.lua: reserve one quota unit and the endpoint's cents, or refuse, atomically for all
--- processes sharing the prefix. KEYS[1..4], ARGV[1] prefix, ARGV[2] now: see lib.lua.
---   ARGV[3] cost (cents)           ARGV[4] ticket id (random, from JS)
---   ARGV[5] ticket TTL (ms)        ARGV[6] reserveCalls       ARGV[7] reservePercent
---   ARGV[8] maxCentsPerRun ('' = none)   ARGV[9] maxCentsPerDay ('' = none)
---   ARGV[10] jitter (ms) to use if this call begins a pause
+-- processes sharing the prefix. KEYS[1..4], ARGV[1..3] prefix, now, offset: see lib.lua.
+--   ARGV[4] cost (cents)           ARGV[5] ticket id (random, from JS)
+--   ARGV[6] ticket TTL (ms)        ARGV[7] reserveCalls       ARGV[8] reservePercent
+--   ARGV[9] maxCentsPerRun ('' = none)   ARGV[10] maxCentsPerDay ('' = none)
+--   ARGV[11] jitter (ms) to use if this call begins a pause
 -- Returns {'ok'} or {'refused', reason, untilLocalMs|'', spentCents, inFlightCents, capCents|'',
 --   inFlight, remaining|'', reserve, pauseStarted '1'|'0'}.
-local cost = tonumber(ARGV[3])
-local ticket_id = ARGV[4]
-local ttl_ms = tonumber(ARGV[5])
-local reserve_calls = tonumber(ARGV[6])
-local reserve_percent = tonumber(ARGV[7])
-local max_run = num(ARGV[8])
-local max_day = num(ARGV[9])
-local jitter_ms = tonumber(ARGV[10])
+local cost = tonumber(ARGV[4])
+local ticket_id = ARGV[5]
+local ttl_ms = tonumber(ARGV[6])
+local reserve_calls = tonumber(ARGV[7])
+local reserve_percent = tonumber(ARGV[8])
+local max_run = num(ARGV[9])
+local max_day = num(ARGV[10])
+local jitter_ms = tonumber(ARGV[11])
 
 load_state()
 housekeeping()
-local service_now = NOW + S.offset
+local service_now = NOW + OFF
 local reserve = reserve_for(reserve_calls, reserve_percent)
 local count, cents = in_flight()
 
@@ -34,7 +34,7 @@ end
 local day_cents = tonumber(redis.call('GET', day_key(service_now)) or '0')
 if max_day ~= nil and day_cents + cents + cost > max_day then
   local next_midnight = (math.floor(service_now / DAY_MS) + 1) * DAY_MS
-  return refuse('day_budget', next_midnight - S.offset, day_cents, max_day, false)
+  return refuse('day_budget', next_midnight - OFF, day_cents, max_day, false)
 end
 if S.pauseUntil ~= nil then
   return refuse('paused', local_pause_end(), run_cents, nil, false)
@@ -54,7 +54,7 @@ if headroom <= 0 then
   return refuse('busy', nil, run_cents, nil, false)
 end
 
-redis.call('ZADD', KEYS[2], str(NOW + ttl_ms), ticket_id)
+redis.call('ZADD', KEYS[2], str(service_now + ttl_ms), ticket_id)
 redis.call('HSET', KEYS[3], ticket_id, str(cost))
 save_state()
 return { 'ok' }

@@ -1,14 +1,18 @@
 -- lib.lua: helpers prepended to every governor script at load time (not a script itself).
--- Every script gets the same KEYS and the first two ARGV:
+-- Every script gets the same KEYS and the first three ARGV:
 --   KEYS[1] <prefix>:gov:state    hash: limit, remaining, resetAt (service ms), pauseUntil
---                                 (service ms), pauseJitter (ms), offset (service - local ms), runId
---   KEYS[2] <prefix>:gov:inflight zset: ticket id scored by its expiry (local ms)
+--                                 (service ms), pauseJitter (ms), offset (service - local ms of
+--                                 the last process that measured one), runId
+--   KEYS[2] <prefix>:gov:inflight zset: ticket id scored by its expiry (service ms)
 --   KEYS[3] <prefix>:gov:tickets  hash: ticket id -> cents held
---   KEYS[4] <prefix>:gov:expired  zset: tickets charged at expiry (local ms), kept one day so a
---                                 late settle does not charge them twice
+--   KEYS[4] <prefix>:gov:expired  zset: tickets charged at expiry (service ms), kept one day so
+--                                 a late settle does not charge them twice
 --   ARGV[1] prefix (the day and run keys are derived from it: <prefix>:gov:day:<YYYY-MM-DD>,
 --           <prefix>:gov:run:<runId>)
---   ARGV[2] now, local epoch ms (passed from JS so tests control it; never redis TIME)
+--   ARGV[2] now, the caller's local epoch ms (passed from JS so tests control it; never redis TIME)
+--   ARGV[3] the caller's own clock offset (service - local ms), '' until it has measured one:
+--           processes on different hosts have different clocks, so each converts with its own
+--           (OFF below); one that has not seen a Date header yet uses the last one measured.
 -- Numbers are Lua doubles: epoch ms are exact up to 2^53.
 
 local DAY_MS = 86400000
@@ -18,7 +22,10 @@ local RUN_KEY_TTL_MS = 30 * DAY_MS
 
 local PREFIX = ARGV[1]
 local NOW = tonumber(ARGV[2])
+local CALLER_OFFSET = ARGV[3] ~= '' and tonumber(ARGV[3]) or nil
 local S = {}
+-- The caller's offset (service - local ms); set by load_state.
+local OFF = 0
 
 local function num(v)
   if v == nil or v == false or v == '' then return nil end
@@ -41,6 +48,7 @@ local function load_state()
   S.pauseJitter = num(t.pauseJitter) or 0
   S.offset = num(t.offset) or 0
   S.runId = t.runId or ''
+  OFF = CALLER_OFFSET or S.offset
 end
 
 local function save_state()
@@ -92,28 +100,29 @@ end
 
 local function local_pause_end()
   if S.pauseUntil == nil then return nil end
-  return S.pauseUntil - S.offset + S.pauseJitter
+  return S.pauseUntil - OFF + S.pauseJitter
 end
 
 -- Expire tickets of dead processes, end a pause whose time has come, forget the remaining of
 -- a window that has reset.
 local function housekeeping()
-  local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', str(NOW))
+  local service_now = NOW + OFF
+  local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', str(service_now))
   for _, id in ipairs(dead) do
     local cents = tonumber(redis.call('HGET', KEYS[3], id) or '0')
     redis.call('HDEL', KEYS[3], id)
     redis.call('ZREM', KEYS[2], id)
     -- The dead process may have sent the request: count it as spent, never exceed a cap.
-    charge(cents, NOW + S.offset)
-    redis.call('ZADD', KEYS[4], str(NOW), id)
+    charge(cents, service_now)
+    redis.call('ZADD', KEYS[4], str(service_now), id)
   end
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. str(NOW - DAY_MS))
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. str(service_now - DAY_MS))
   local pause_end = local_pause_end()
   if pause_end ~= nil and NOW >= pause_end then
     S.pauseUntil = nil
     S.pauseJitter = nil
   end
-  if S.resetAt ~= nil and NOW + S.offset >= S.resetAt then S.remaining = nil end
+  if S.resetAt ~= nil and service_now >= S.resetAt then S.remaining = nil end
 end
 
 -- Pause until a service time; an existing pause that ends as late or later is kept, jitter and all.

@@ -1,9 +1,9 @@
 -- seed.lua: raise a day's spent cents to the warehouse ledger's figure, never lower it, so a
 -- restart (or a flushed Redis) never forgets what the day already cost.
--- KEYS[1..4], ARGV[1] prefix, ARGV[2] now: see lib.lua.  ARGV[3] cents  ARGV[4] day (YYYY-MM-DD).
+-- KEYS[1..4], ARGV[1..3] prefix, now, offset: see lib.lua.  ARGV[4] cents  ARGV[5] day (YYYY-MM-DD).
 -- Returns the day's cents after seeding.
-local cents = tonumber(ARGV[3])
-local key = PREFIX .. ':gov:day:' .. ARGV[4]
+local cents = tonumber(ARGV[4])
+local key = PREFIX .. ':gov:day:' .. ARGV[5]
 local stored = tonumber(redis.call('GET', key) or '0')
 if cents > stored then
   redis.call('SET', key, str(cents), 'PX', DAY_KEY_TTL_MS)

@@ -1,33 +1,35 @@
 -- settle.lua: a call came back (or failed): stop holding its ticket, count its cents as spent
--- and reconcile the quota from the response. KEYS[1..4], ARGV[1] prefix, ARGV[2] now: see lib.lua.
---   ARGV[3] ticket id   ARGV[4] cost (cents)   ARGV[5] HTTP status (0: no response)
---   ARGV[6] X-RateLimit-Limit   ARGV[7] X-RateLimit-Remaining   ARGV[8] reset (service epoch ms)
---   ARGV[9] Date header (epoch ms)   ('' for any header that was absent)
---   ARGV[10] reserveCalls   ARGV[11] reservePercent   ARGV[12] jitter (ms) if a pause begins
+-- and reconcile the quota from the response. KEYS[1..4], ARGV[1..3] prefix, now, offset: see lib.lua.
+--   ARGV[4] ticket id   ARGV[5] cost (cents)   ARGV[6] HTTP status (0: no response)
+--   ARGV[7] X-RateLimit-Limit   ARGV[8] X-RateLimit-Remaining   ARGV[9] reset (service epoch ms)
+--   ARGV[10] Date header (epoch ms)   ('' for any header that was absent)
+--   ARGV[11] reserveCalls   ARGV[12] reservePercent   ARGV[13] jitter (ms) if a pause begins
 -- Rules: remaining is the lowest value seen in the window named by its reset; a later reset
 -- starts a new window; a response from a window already over is ignored. A 429 or remaining at
 -- the reserve pauses everyone until the reset (60 s when no reset is known).
 -- Returns {pauseStarted '1'|'0', pauseEndLocalMs|'', remaining|'', limit|''}.
-local ticket_id = ARGV[3]
-local cost = tonumber(ARGV[4])
-local status = tonumber(ARGV[5])
-local limit = num(ARGV[6])
-local remaining = num(ARGV[7])
-local reset = num(ARGV[8])
-local server_date = num(ARGV[9])
-local reserve_calls = tonumber(ARGV[10])
-local reserve_percent = tonumber(ARGV[11])
-local jitter_ms = tonumber(ARGV[12])
+local ticket_id = ARGV[4]
+local cost = tonumber(ARGV[5])
+local status = tonumber(ARGV[6])
+local limit = num(ARGV[7])
+local remaining = num(ARGV[8])
+local reset = num(ARGV[9])
+local server_date = num(ARGV[10])
+local reserve_calls = tonumber(ARGV[11])
+local reserve_percent = tonumber(ARGV[12])
+local jitter_ms = tonumber(ARGV[13])
 
 load_state()
 -- policy.ts offsetFrom: a Date whose reset is not within a day after it is from another clock.
 local DATE_RESET_SLACK_MS = 60000
 if server_date ~= nil and (reset == nil or
     (reset - server_date > -DATE_RESET_SLACK_MS and reset - server_date <= DAY_MS + DATE_RESET_SLACK_MS)) then
+  -- The shared estimate, for processes that have not measured their own yet.
   S.offset = server_date - NOW
+  OFF = CALLER_OFFSET or S.offset
 end
 housekeeping()
-local service_now = NOW + S.offset
+local service_now = NOW + OFF
 
 local was_in_flight = redis.call('HDEL', KEYS[3], ticket_id) == 1
 redis.call('ZREM', KEYS[2], ticket_id)
