@@ -67,6 +67,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     console.error(`fragsync: ${oneLine(err)}`);
-    process.exitCode = EXIT.unexpected;
+    // A connection the failed command left open must not keep the process waiting.
+    process.exit(EXIT.unexpected);
   },
 );

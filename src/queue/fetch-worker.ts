@@ -76,6 +76,10 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     prefix: opts.prefix,
     report: (runId, calls) => add({ type: 'ledger', runId, calls }),
     log: opts.log,
+  }).catch(async (err: unknown) => {
+    await loadQueue.close();
+    await fetchQueue.close();
+    throw err;
   });
   const report = async (outcome: JobOutcome) => spool.reported(outcome.calls, await add(outcome));
 

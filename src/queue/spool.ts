@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { ConfigError } from '../errors.ts';
 import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
 import { claimDeadSpools, openSpools, readSpool, spoolRows, type SpoolLine } from './spool-file.ts';
 
@@ -63,7 +64,13 @@ export class CallSpool {
   }
 
   static async open(opts: SpoolOptions): Promise<CallSpool> {
-    mkdirSync(opts.dir, { recursive: true });
+    try {
+      mkdirSync(opts.dir, { recursive: true });
+      accessSync(opts.dir, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unusable';
+      throw new ConfigError(`config: queue.spoolDir: cannot keep the worker spool in ${opts.dir} (${code})`);
+    }
     const spool = new CallSpool(opts);
     openSpools.add(spool.token);
     await opts.redis.set(spool.marker, '1', 'EX', MARKER_TTL_S);

@@ -2,11 +2,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));
 const run = promisify(execFile);
@@ -49,6 +50,27 @@ describe('fragsync sync on the command line', () => {
     expect(r.code).toBe(EXIT.badInput);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/maxCentsPerRun.*--max-cents/);
+  });
+
+  it('a worker whose spool folder cannot be used says so in one line and exits 2', async () => {
+    const file = join(dir.path, 'a-file');
+    await writeFile(file, 'not a folder');
+    const r = await fragsync(
+      [
+        'worker',
+        '--redis',
+        inject('redisUrl'),
+        '--queue-prefix',
+        uniquePrefix('cli-spool'),
+        '--spool-dir',
+        join(file, 'spool'),
+      ],
+      { FRAGSYNC_API_KEY: 'k' },
+    );
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(
+      /^fragsync worker: CONFIG_INVALID: config: queue\.spoolDir: cannot keep the worker spool in .*a-file\/spool\/fstest-cli-spool-\S+ \(ENOTDIR\)\n$/,
+    );
   });
 
   it('asks for the key in the environment', async () => {

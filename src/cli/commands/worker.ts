@@ -1,5 +1,5 @@
 import type { FragranceClient } from '../../api/client.ts';
-import { oneLine } from '../../errors.ts';
+import { ConfigError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
@@ -61,24 +61,32 @@ export async function run(argv: string[]): Promise<number> {
     return c;
   };
 
-  const fetchWorker = await startFetchWorker({
-    connection: redis,
-    prefix: config.queue.prefix,
-    concurrency: config.queue.concurrency,
-    governor,
-    log,
-    spoolDir: spoolFolder(config),
-    lockMs: config.queue.lockMs,
-    depsFor: async (runId) => {
-      const raw = await redis.get(runInfoKey(config.queue.prefix));
-      if (!raw) return null;
-      const info = JSON.parse(raw) as RunInfo;
-      if (info.runId !== runId) return null;
-      // The worker's own --base-url wins: it may reach the service by another address.
-      const client = clientFor(config.baseUrl ?? info.baseUrl, info.limits ?? governorLimits(config));
-      return { deps: { client, settings: info.settings, log }, wait: info.wait };
-    },
-  });
+  let fetchWorker;
+  try {
+    fetchWorker = await startFetchWorker({
+      connection: redis,
+      prefix: config.queue.prefix,
+      concurrency: config.queue.concurrency,
+      governor,
+      log,
+      spoolDir: spoolFolder(config),
+      lockMs: config.queue.lockMs,
+      depsFor: async (runId) => {
+        const raw = await redis.get(runInfoKey(config.queue.prefix));
+        if (!raw) return null;
+        const info = JSON.parse(raw) as RunInfo;
+        if (info.runId !== runId) return null;
+        // The worker's own --base-url wins: it may reach the service by another address.
+        const client = clientFor(config.baseUrl ?? info.baseUrl, info.limits ?? governorLimits(config));
+        return { deps: { client, settings: info.settings, log }, wait: info.wait };
+      },
+    });
+  } catch (err) {
+    console.error(`fragsync worker: ${oneLine(err)}`);
+    for (const c of clients.values()) await c.close();
+    redis.disconnect();
+    return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
+  }
   console.log(`fragsync worker ${process.pid}: waiting for jobs (queue prefix '${config.queue.prefix}')`);
 
   await new Promise<void>((resolve) => {
