@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { toWarehouseError } from '../../src/warehouse/db.ts';
 import { runUnderFileLimit } from '../helpers/file-limit.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
- * No room to write, for real: DuckDB in a process under a file-size limit
+ * No room to write, for real: DuckDB and the journal in a process under a file-size limit
  * (EFBIG, what a user's ulimit or the filesystem's largest file gives) must fail with the same
  * one-line DISK_FULL error as a full disk (ENOSPC), naming the file that could not grow.
  */
@@ -44,4 +45,44 @@ test('a full disk (ENOSPC) names the file DuckDB was writing, in one line', () =
   const e = toWarehouseError(raw, 'load of run r1 failed', '/data/w.duckdb');
   expect(e.code).toBe('DISK_FULL');
   expect(e.message).toBe('load of run r1 failed: no room to write /data/w.duckdb.wal (disk full)');
+});
+
+test('a journal append without room throws DISK_FULL naming the segment, and leaves only whole lines', async () => {
+  const db = `${dir.path}/w.duckdb`;
+  const r = await runUnderFileLimit(
+    4,
+    `import { Journal } from './src/warehouse/journal.ts';
+     const journal = new Journal(${JSON.stringify(db)});
+     const line = (i) => JSON.stringify({ runId: 'r1', items: [], progress: [], pad: String(i).repeat(900) });
+     let appended = 0;
+     let error = null;
+     try {
+       for (; appended < 100; appended++) journal.append(line(appended % 10));
+     } catch (err) {
+       error = { code: err.code, message: err.message };
+     }
+     // Room again (a fresh segment under the limit): appending goes on where it stopped.
+     const sealed = journal.seal();
+     journal.append(line(7));
+     journal.close();
+     console.log(JSON.stringify({ appended, error, sealed: sealed.path }));`,
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as {
+    appended: number;
+    error: { code?: string; message: string };
+    sealed: string;
+  };
+  expect(out.appended).toBe(4); // 4 KiB hold four lines of about 960 bytes
+  expect(out.error.code).toBe('DISK_FULL');
+  expect(out.error.message).toMatch(
+    new RegExp(
+      `^journal: no room to write ${escape(db)}\\.journal-[0-9a-f-]+\\.jsonl \\(file size limit reached\\)$`,
+    ),
+  );
+  const text = readFileSync(out.sealed, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  const lines = text.split('\n').slice(0, -1);
+  expect(lines).toHaveLength(4);
+  for (const l of lines) expect(() => JSON.parse(l) as unknown).not.toThrow();
 });
