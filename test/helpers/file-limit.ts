@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
  * stays ignored across exec. Returns the program and arguments to spawn.
  */
 export function withFileSizeLimit(kb: number, command: string, args: string[]): [string, string[]] {
-  return ['bash', ['-c', `trap '' XFSZ; ulimit -f ${kb}; exec "$0" "$@"`, command, ...args]];
+  // --norc: with stdin a socket (as Node's pipes to a child are), bash would read ~/.bashrc.
+  return ['bash', ['--norc', '-c', `trap '' XFSZ; ulimit -f ${kb}; exec "$0" "$@"`, command, ...args]];
 }
 
 /**
