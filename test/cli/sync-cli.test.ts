@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
-import { withFileSizeLimit } from '../helpers/file-limit.ts';
+import { withFileSizeLimit } from '../helpers/sync-process.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { toWarehouseError } from '../../src/warehouse/db.ts';
-import { runUnderFileLimit } from '../helpers/file-limit.ts';
+import { runUnderFileLimit } from '../helpers/sync-process.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
