@@ -4,7 +4,10 @@ export const EXIT = {
   ok: 0,
   /** Unexpected failure (a bug, or an error with no better code). */
   unexpected: 1,
-  /** Bad input or configuration (invalid flag, config value, missing key or base URL). */
+  /**
+   * Bad input or configuration (invalid flag, config value, missing key or base URL), or no
+   * room to write the warehouse or its journal: the machine's setup, not a bug.
+   */
   badInput: 2,
   /** Stopped by a cent cap (--max-cents, per-day cap); everything fetched is loaded. */
   budgetExhausted: 3,

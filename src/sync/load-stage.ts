@@ -87,10 +87,13 @@ export class LoadStage {
    */
   add(items: LoadItem[], progress: ProgressMark[], runId = this.runId): void {
     if (items.length === 0 && progress.length === 0) return;
+    this.journal.append(JSON.stringify({ runId, items, progress } satisfies LoadEntry));
+    // Only a request whose answer is journaled is settled. One whose answer could not be
+    // written (no room) stays in flight: the next seal (the flush at close) journals it as
+    // sent again, in a new segment, and the next start ledgers it, as the service billed it.
     if (this.inFlight.size > 0)
       for (const item of items)
         if (item.kind === 'apiCall' && item.callId !== undefined) this.inFlight.delete(item.callId);
-    this.journal.append(JSON.stringify({ runId, items, progress } satisfies LoadEntry));
     if (this.writeError) return;
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends

@@ -18,7 +18,16 @@ export class WarehouseError extends FragsyncError {
   }
 }
 
-const DISK_FULL = /no space left on device|disk (is )?full|ENOSPC|could not write all bytes/i;
+/**
+ * No room to write: a full filesystem (ENOSPC), or a file that may not grow further (EFBIG:
+ * the process's file-size limit, or the filesystem's largest file). For the user both mean
+ * the same: make room, run again; the journal keeps what was fetched.
+ */
+const DISK_FULL =
+  /no space left on device|disk (is )?full|ENOSPC|could not write all bytes|file too large|EFBIG/i;
+const TOO_LARGE = /file too large|EFBIG/i;
+/** The file a DuckDB write error names (often the WAL beside the warehouse, not the warehouse). */
+const WRITTEN_FILE = /could not write (?:all bytes )?(?:to )?file "([^"]+)"/i;
 const LOCKED = /could not set lock on file|conflicting lock/i;
 
 /** Maps a DuckDB error to one clear line; the raw message stays as `cause`. */
@@ -27,7 +36,9 @@ export function toWarehouseError(err: unknown, what: string, path: string): Ware
   const raw = err instanceof Error ? err.message : String(err);
   const first = raw.split('\n')[0] ?? raw;
   if (DISK_FULL.test(raw)) {
-    return new WarehouseError('DISK_FULL', `${what}: disk full writing ${path}`, { path }, err);
+    const file = WRITTEN_FILE.exec(raw)?.[1] ?? path;
+    const why = TOO_LARGE.test(raw) ? 'file size limit reached' : 'disk full';
+    return new WarehouseError('DISK_FULL', `${what}: no room to write ${file} (${why})`, { path: file }, err);
   }
   if (LOCKED.test(raw)) {
     const pid = /PID (\d+)/i.exec(raw)?.[1];

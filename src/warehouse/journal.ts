@@ -1,15 +1,18 @@
 import {
   closeSync,
   existsSync,
+  ftruncateSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  writeSync,
   writevSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { toWarehouseError } from './db.ts';
 import type { LoadBatch, LoadEntry, ProgressMark } from './rows.ts';
 
 /**
@@ -33,6 +36,8 @@ const NEWLINE = Buffer.from('\n');
 export class Journal {
   private segmentId = randomUUID();
   private lines = 0;
+  /** Length of the open segment's file: where a failed append cuts it back to. */
+  private bytes = 0;
   private fd: number | null = null;
 
   constructor(private readonly dbPath: string) {}
@@ -45,12 +50,32 @@ export class Journal {
     return join(dirname(this.dbPath), `${this.prefix}${id}.jsonl`);
   }
 
-  /** Append one serialized entry (a LoadEntry as JSON, without the newline). */
+  /**
+   * Append one serialized entry (a LoadEntry as JSON, without the newline). When the disk has
+   * no room, throws the warehouse's one-line DISK_FULL error naming the segment, and leaves
+   * no part of the line behind: a later append (once there is room) starts on a line of its own.
+   */
   append(line: string): void {
-    this.fd ??= openSync(this.segmentPath(this.segmentId), 'a');
+    const path = this.segmentPath(this.segmentId);
     // One write(2) of the line and its newline. `line + '\n'` would make V8 flatten a copy of
     // the whole line in the heap first (hundreds of MB over a large sync).
-    writevSync(this.fd, [Buffer.from(line), NEWLINE]);
+    const parts = [Buffer.from(line), NEWLINE];
+    const size = parts[0]!.length + 1;
+    try {
+      this.fd ??= openSync(path, 'a');
+      let written = writevSync(this.fd, parts);
+      // A write that fills the disk (or reaches the file-size limit) is cut short without an
+      // error; writing the rest is what reports why (ENOSPC, EFBIG).
+      while (written < size) written += writeSync(this.fd, Buffer.concat(parts).subarray(written));
+    } catch (err) {
+      try {
+        if (this.fd !== null) ftruncateSync(this.fd, this.bytes);
+      } catch {
+        // The cut line stays; replay drops or quarantines it (readJournal).
+      }
+      throw toWarehouseError(err, 'journal', path);
+    }
+    this.bytes += size;
     this.lines++;
   }
 
@@ -72,6 +97,7 @@ export class Journal {
     renameSync(this.segmentPath(id), path);
     this.segmentId = randomUUID();
     this.lines = 0;
+    this.bytes = 0;
     return { id, path };
   }
 

@@ -7,14 +7,20 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
+import { withFileSizeLimit } from '../helpers/sync-process.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));
 const run = promisify(execFile);
 
-async function fragsync(args: string[], env: Record<string, string> = {}) {
+/** `fileSizeLimitKb`: writes past it fail as on a full disk (withFileSizeLimit). */
+async function fragsync(args: string[], env: Record<string, string> = {}, fileSizeLimitKb?: number) {
+  const [cmd, argv] =
+    fileSizeLimitKb === undefined
+      ? [process.execPath, [BIN, ...args]]
+      : withFileSizeLimit(fileSizeLimitKb, process.execPath, [BIN, ...args]);
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+    const { stdout, stderr } = await run(cmd, argv, {
       env: { PATH: process.env.PATH ?? '', ...env },
       timeout: 60_000,
     });
@@ -96,6 +102,24 @@ describe('fragsync sync on the command line', () => {
       '--json',
     ]);
     expect(JSON.parse(q.stdout.trim())).toEqual({ n: 0 });
+  });
+
+  it('stops with exit 2 and one line naming the file when there is no room to write, without the key', async () => {
+    const db = join(dir.path, 'e.duckdb');
+    // 64 KiB hold the new warehouse, not this catalogue's journal or WAL.
+    const r = await fragsync(
+      ['sync', '--base-url', sim.url, '--db', db],
+      { FRAGSYNC_API_KEY: 'good-key-123' },
+      64,
+    );
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    // pino's JSON lines aside, what a person reads is one line.
+    const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.length > 0 && !l.startsWith('{'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /^fragsync sync: DISK_FULL: .*no room to write \S+e\.duckdb\S* \(file size limit reached\)$/,
+    );
+    expect(r.stdout + r.stderr).not.toContain('good-key-123');
   });
 
   it('completes a sync with exit 0 and prints the summary', async () => {

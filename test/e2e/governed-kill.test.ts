@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
 import { warehouseLedger } from '../helpers/ground-truth.ts';
 import {
   callsWithStatus,
@@ -11,7 +10,7 @@ import {
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
-import { BIN } from '../helpers/worker-process.ts';
+import { spawnSync } from '../helpers/sync-process.ts';
 
 /**
  * `fragsync sync` (in-process driver) killed with SIGKILL at random points, several times,
@@ -26,45 +25,6 @@ const CONCURRENCY = 4;
 const KILLS = 3;
 
 const files = governedFiles();
-
-interface SyncProc {
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
-  kill(): void;
-}
-
-/** `node bin/fragsync.js sync` against the simulator, without Redis: the in-process driver. */
-function spawnSync(sim: Simulator, dbPath: string): SyncProc {
-  const env: NodeJS.ProcessEnv = { ...process.env, FRAGSYNC_API_KEY: 'sim-key' };
-  delete env.REDIS_URL;
-  delete env.FRAGSYNC_REDIS_URL;
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'sync',
-      '--base-url',
-      sim.url,
-      '--db',
-      dbPath,
-      '--config',
-      files.config,
-      '--concurrency',
-      String(CONCURRENCY),
-      '--log-level',
-      'warn',
-    ],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const output: string[] = [];
-  child.stdout?.on('data', (b: Buffer) => output.push(b.toString()));
-  child.stderr?.on('data', (b: Buffer) => output.push(b.toString()));
-  return {
-    exited: new Promise((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal, output: output.join('') })),
-    ),
-    kill: () => child.kill('SIGKILL'),
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -85,7 +45,7 @@ describe('governed sync: killed processes', () => {
       const delays: number[] = [];
       for (let k = 0; k < KILLS; k++) {
         const before = sim.ledger().calls;
-        const proc = spawnSync(sim, dbPath);
+        const proc = spawnSync(sim, dbPath, { config: files.config, concurrency: CONCURRENCY });
         // Once it is sending, kill it somewhere in the next half second.
         while (sim.ledger().calls < before + 5) await sleep(5);
         const delayMs = Math.floor(Math.random() * 500);
@@ -95,7 +55,7 @@ describe('governed sync: killed processes', () => {
         const end = await proc.exited;
         expect(end.signal, `run ${k + 1} ended before its kill: ${end.output}`).toBe('SIGKILL');
       }
-      const final = spawnSync(sim, dbPath);
+      const final = spawnSync(sim, dbPath, { config: files.config, concurrency: CONCURRENCY });
       const end = await final.exited;
       expect(end.code, end.output).toBe(EXIT.ok);
       expect(end.output).toContain(': completed in');

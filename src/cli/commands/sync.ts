@@ -53,7 +53,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     progress.done();
     console.error(`fragsync sync: ${oneLine(err)}`);
-    if (err instanceof ConfigError) return EXIT.badInput;
+    // No room to write is the machine's setup, not a bug: make room and run again (it continues).
+    if (err instanceof ConfigError || (isFragsyncError(err) && err.code === 'DISK_FULL'))
+      return EXIT.badInput;
     if (isFragsyncError(err) && err.code === 'UNAUTHORIZED') return EXIT.unauthorized;
     if (isFragsyncError(err) && (err.code === 'NETWORK' || err.code === 'API_SERVER_ERROR'))
       return EXIT.apiUnavailable;
