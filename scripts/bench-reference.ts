@@ -12,6 +12,7 @@
  * BENCH_FRAGRANCES (default 20k) fragrances in a child process, like bench-sync.ts.
  */
 import { spawn } from 'node:child_process';
+import { processCpuS } from './proc-cpu.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -269,6 +270,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log(
       `CPU of this process: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (the service runs in its own)`,
     );
+    const simCpu = child.pid === undefined ? null : processCpuS(child.pid);
+    if (simCpu !== null) console.log(`service CPU: ${simCpu.toFixed(1)} s`);
     console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
   } finally {
     child.kill('SIGTERM');

@@ -20,6 +20,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../src/config/index.ts';
 import { runSync } from '../src/sync/coordinator.ts';
 import { createRuntime } from '../src/sync/runtime.ts';
+import { processCpuS } from './proc-cpu.ts';
 
 const FRAGRANCES = Number(process.env.BENCH_FRAGRANCES ?? 20_000);
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 64);
@@ -28,7 +29,7 @@ const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? '64';
 const BIN = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
 const KEY = 'bench-key';
 
-async function startSim(): Promise<{ url: string; stop(): void }> {
+async function startSim(): Promise<{ url: string; cpuS(): number | null; stop(): void }> {
   const child = spawn(
     process.execPath,
     [BIN, 'sim', '--port', '0', '--fragrances', String(FRAGRANCES), '--keys', KEY],
@@ -40,7 +41,11 @@ async function startSim(): Promise<{ url: string; stop(): void }> {
     createInterface({ input: child.stdout! }).once('line', resolve),
   );
   const url = first.replace(/^listening on /, '');
-  return { url, stop: () => child.kill('SIGTERM') };
+  return {
+    url,
+    cpuS: () => (child.pid === undefined ? null : processCpuS(child.pid)),
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Requests/s the service answers on one cheap endpoint with INFLIGHT keep-alive requests in flight. */
@@ -73,7 +78,7 @@ async function ceiling(url: string): Promise<number> {
 }
 
 /** Runs the reference mirror in its own process; returns its wall time and calls. */
-async function reference(): Promise<{ wallS: number; calls: number } | null> {
+async function reference(): Promise<{ wallS: number; calls: number; cpuRatio: number | null } | null> {
   if (process.env.BENCH_REFERENCE === '0') return null;
   const script = fileURLToPath(new URL('./bench-reference.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
@@ -86,7 +91,10 @@ async function reference(): Promise<{ wallS: number; calls: number } | null> {
   const wall = /^wall: ([\d.]+) s/m.exec(out);
   const calls = /^reference: (\d+) calls/m.exec(out);
   if (code !== 0 || !wall || !calls) throw new Error(`reference mirror failed (exit ${code}):\n${out}`);
-  return { wallS: Number(wall[1]), calls: Number(calls[1]) };
+  const cpu = /^CPU of this process: ([\d.]+) s/m.exec(out);
+  const simCpu = /^service CPU: ([\d.]+) s/m.exec(out);
+  const cpuRatio = cpu && simCpu ? Number(cpu[1]) / Number(simCpu[1]) : null;
+  return { wallS: Number(wall[1]), calls: Number(calls[1]), cpuRatio };
 }
 
 const ref = await reference();
@@ -100,9 +108,14 @@ try {
   });
   const log = pino({ level: 'silent' });
   const runtime = await createRuntime(config, log);
+  const simCpu0 = sim.cpuS();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const summary = await runSync({ config, log, governor: runtime.governor, makeDriver: runtime.makeDriver });
   const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const syncCpuS = (cpu.user + cpu.system) / 1e6;
+  const simCpuS = simCpu0 === null ? null : (sim.cpuS() ?? 0) - simCpu0;
   await runtime.close();
   const rate = summary.calls / wallS;
   const rssMiB = process.resourceUsage().maxRSS / 1024;
@@ -116,6 +129,11 @@ try {
     `cost: ${summary.cents} cents, minimum ${summary.minimum.cents}, ratio ${summary.costRatio?.toFixed(3)}`,
   );
   console.log(`peak RSS of the sync process: ${rssMiB.toFixed(0)} MiB`);
+  if (simCpuS !== null)
+    console.log(
+      `CPU: sync ${syncCpuS.toFixed(1)} s (all threads), its service ${simCpuS.toFixed(1)} s: ratio ${(syncCpuS / simCpuS).toFixed(2)}` +
+        (ref?.cpuRatio ? ` (reference mirror: ${ref.cpuRatio.toFixed(2)})` : ''),
+    );
   if (ref)
     console.log(
       `reference minimal mirror (same catalogue, same machine, this run): ${ref.calls} calls in ${ref.wallS.toFixed(1)} s = ${(ref.calls / ref.wallS).toFixed(0)} calls/s; fragsync/reference wall time ${(wallS / ref.wallS).toFixed(2)}`,
