@@ -116,9 +116,11 @@ export class Frontier {
           jobs.push(...this.owed('fragrance', mark.key));
         }
       } else {
+        // One set for the whole list: a similar list names 50 keys, nearly all known.
+        const known = this.known.group(mark.entity);
         for (const key of mark.keys) {
-          if (this.known.has(mark.entity, key)) continue;
-          this.known.add(mark.entity, key);
+          if (known.has(key)) continue;
+          known.add(key);
           this.removed.delete(mark.entity, key);
           keep.push({ kind: 'discovered', entity: mark.entity, key, source: mark.source });
           jobs.push(...this.owed(mark.entity, key));
@@ -234,9 +236,14 @@ class KeySets {
   }
 
   add(group: string, key: string): void {
+    this.group(group).add(key);
+  }
+
+  /** The group's set itself (created empty if missing), for a loop over many keys. */
+  group(group: string): Set<string> {
     let set = this.sets.get(group);
     if (!set) this.sets.set(group, (set = new Set()));
-    set.add(key);
+    return set;
   }
 
   delete(group: string, key: string): void {
