@@ -5,7 +5,14 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.ts';
 import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
-import { claimDeadSpools, openSpools, readSpool, spoolRows, type SpoolLine } from './spool-file.ts';
+import {
+  claimDeadSpools,
+  openSpools,
+  readSpool,
+  spoolRows,
+  spoolToken,
+  type SpoolLine,
+} from './spool-file.ts';
 
 export interface SpoolOptions {
   /** This queue prefix's spool folder (created if missing); shared by the processes of a host. */
@@ -47,7 +54,7 @@ const MARKER_TTL_S = 3600;
  * once per call id, so a row reported twice is one row.
  */
 export class CallSpool {
-  private readonly token = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly token = spoolToken(process.pid, randomUUID().slice(0, 8));
   private seq = 0;
   private current: Segment;
   private readonly sealed: Segment[] = [];

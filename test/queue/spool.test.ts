@@ -1,5 +1,5 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -69,6 +69,19 @@ describe('CallSpool', () => {
     await other.spool.close(0);
     await spool.close(0);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  test("takes over only its own host's spools: a folder shared by containers has other pid spaces", async () => {
+    // No pid is above 2^22 on Linux: these owners are dead, wherever they ran.
+    const line = `${JSON.stringify({ r: 'run-b', s: sentCall('x1') })}\n`;
+    const here = `${encodeURIComponent(hostname())}~99999999-0badf00d-1.jsonl`;
+    const there = `${encodeURIComponent(`not-${hostname()}`)}~99999999-0badf00d-1.jsonl`;
+    await writeFile(join(dir, here), line);
+    await writeFile(join(dir, there), line);
+    const { spool, made } = await openSpool(false);
+    expect(made).toEqual([{ runId: 'run-b', calls: [unansweredRow(sentCall('x1'))] }]);
+    await spool.close(0);
+    expect(await readdir(dir)).toEqual([there]);
   });
 
   test('keeps what it wrote until the owner took the report that carries it', async () => {
