@@ -64,7 +64,7 @@ describe('governed sync: killed worker processes', () => {
       const delays: number[] = [];
       for (let k = 0; k < KILLS; k++) {
         const before = sim.ledger().calls;
-        while (sim.ledger().calls < before + 5) await sleep(5);
+        while (sim.ledger().calls < before + 5 && !finished) await sleep(5);
         const delayMs = Math.floor(Math.random() * 300);
         delays.push(delayMs);
         await sleep(delayMs);
