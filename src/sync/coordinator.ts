@@ -90,6 +90,8 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     : await Warehouse.open(config.dbPath, { logger: runLog });
   let client: FragranceClient | null = null;
   let driver: QueueDriver | null = null;
+  /** Whether the run already failed: a failure to close must not hide why. */
+  let failed = false;
   try {
     await LoadStage.recover(warehouse, config.dbPath, runLog);
     for (const r of await warehouse.query<{ run_id: string }>(
@@ -322,9 +324,17 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       loaded: load.loaded,
       owedJobs: await driver.counts(),
     });
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     await driver?.close();
     await client?.close();
-    await warehouse.close();
+    // Closing checkpoints the file (Warehouse.close): no room for it is an error of its own
+    // when the run went well, and only a log line when the run already failed on something.
+    await warehouse.close().catch((err: unknown) => {
+      if (!failed) throw err;
+      runLog.warn({ err }, 'closing the warehouse failed too');
+    });
   }
 }

@@ -155,8 +155,20 @@ export class Warehouse implements WarehouseHandle {
     return exportParquet(this.db, dir);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  /**
+   * DuckDB checkpoints a written file as it closes, and says nothing if that fails: the data
+   * stays in the WAL and nobody learns that the disk is full. The checkpoint is made here
+   * first, so such a failure is the one-line DISK_FULL error (the file still closes).
+   */
+  async close(): Promise<void> {
+    const failure = this.loader
+      ? await this.guard('checkpoint', () => this.db.run('CHECKPOINT')).then(
+          () => null,
+          (err: unknown) => err,
+        )
+      : null;
+    await this.db.close();
+    if (failure) throw failure;
   }
 
   private run(sql: string, params: unknown[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   repeatBound,
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 
 /**
@@ -146,5 +147,35 @@ describe('sync out of room to write: one line, exit 2, no key; the next run lose
       names: /\/journal\.duckdb\.journal-[0-9a-f-]+\.jsonl /,
       loadedBefore: false,
     });
+  });
+
+  it('when everything fits but the checkpoint at the end does not: exit 2 naming the file, nothing lost', async () => {
+    // A clean run's WAL (about 4 MB) fits in 6 MiB, its checkpointed file (about 12 MB) does
+    // not. DuckDB would skip that checkpoint silently at close and leave the data in the WAL.
+    const sim = await startSimulator(CATALOGUE);
+    try {
+      const dbPath = files.path('checkpoint.duckdb');
+      const run = await spawnSync(sim, dbPath, {
+        config: files.config,
+        concurrency: CONCURRENCY,
+        fileSizeLimitKb: 6144,
+      }).exited;
+      expect(run.code, run.output).toBe(EXIT.badInput);
+      expect(humanLines(run.output), run.output).toEqual([
+        expect.stringMatching(
+          /^fragsync sync: DISK_FULL: checkpoint: no room to write \/\S+\/checkpoint\.duckdb \(file size limit reached\)$/,
+        ),
+      ]);
+      expect(sim.ledger().calls).toBe(clean.calls);
+      // Every row is in the WAL, and a warehouse with room checkpoints it.
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      await (await Warehouse.open(dbPath)).close();
+      expect(existsSync(`${dbPath}.wal`)).toBe(false);
+      const runs = await queryWarehouse<{ status: string }>(dbPath, 'SELECT status FROM sync_runs');
+      expect(runs.map((r) => r.status)).toEqual(['completed']);
+    } finally {
+      await sim.close();
+    }
   });
 });

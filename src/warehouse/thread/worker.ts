@@ -48,9 +48,10 @@ port.on('message', (call: Call) => {
       const fn = warehouse[call.method as keyof WarehouseHandle] as (...a: unknown[]) => Promise<unknown>;
       const value = await fn.apply(warehouse, call.args);
       post({ type: 'reply', id: call.id, ok: true, value });
-      if (call.method === 'close') port.close();
     } catch (err) {
       post({ type: 'reply', id: call.id, ok: false, error: toWire(err) });
+    } finally {
+      if (call.method === 'close') port.close();
     }
   })();
 });
