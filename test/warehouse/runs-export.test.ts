@@ -44,6 +44,21 @@ test('finishRun computes calls and cents from the ledger; spendOnDay sums one UT
   ).toEqual([{ endpoint: '/v1/fragrances/{id}', calls: 3, cents: 28, failed_calls: 1, failed_cents: 25 }]);
 });
 
+test("a run's totals follow ledger rows that reach the warehouse after it finished", async () => {
+  await wh.startRun('r1', new Date('2024-03-01T10:00:00Z'));
+  await wh.load(batch([call('2024-03-01T10:00:01Z', 2)], [], 'r1'));
+  await wh.finishRun('r1', 'interrupted', new Date('2024-03-01T11:00:00Z'));
+  // During the next run, a spool reports a call r1's dead worker made.
+  await wh.startRun('r2', new Date('2024-03-01T12:00:00Z'));
+  await wh.load(batch([call('2024-03-01T10:00:02Z', 25, 0), call('2024-03-01T12:00:01Z', 1)], [], 'r1'));
+  await wh.load(batch([call('2024-03-01T12:00:02Z', 1)], [], 'r2'));
+  await wh.finishRun('r2', 'completed', new Date('2024-03-01T13:00:00Z'));
+  expect(await wh.query('SELECT run_id, calls, cost_cents FROM sync_runs ORDER BY run_id')).toEqual([
+    { run_id: 'r1', calls: 3, cost_cents: 28 },
+    { run_id: 'r2', calls: 1, cost_cents: 1 },
+  ]);
+});
+
 test('syncState cycle rules: open cycle until a run completes, then a new one', async () => {
   expect((await wh.syncState()).cycleStart).toBeNull();
   await wh.startRun('a', new Date('2024-01-01T00:00:00Z'));
