@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'API_SERVER_ERROR'
   | 'NETWORK'
   | 'WAREHOUSE'
+  | 'WAREHOUSE_LOCKED'
   | 'DISK_FULL'
   | 'INTERNAL';
 

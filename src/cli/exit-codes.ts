@@ -5,8 +5,9 @@ export const EXIT = {
   /** Unexpected failure (a bug, or an error with no better code). */
   unexpected: 1,
   /**
-   * Bad input or configuration (invalid flag, config value, missing key or base URL), or no
-   * room to write the warehouse or its journal: the machine's setup, not a bug.
+   * Bad input or configuration (invalid flag, config value, missing key or base URL), no
+   * room to write the warehouse or its journal, or a warehouse another process holds: the
+   * machine's setup, not a bug.
    */
   badInput: 2,
   /** Stopped by a cent cap (--max-cents, per-day cap); everything fetched is loaded. */

@@ -13,7 +13,12 @@ import { FragsyncError, type ErrorContext } from '../errors.ts';
 
 /** A failure of the warehouse file: locked, unreadable, full disk or a failed statement. */
 export class WarehouseError extends FragsyncError {
-  constructor(code: 'WAREHOUSE' | 'DISK_FULL', message: string, context: ErrorContext = {}, cause?: unknown) {
+  constructor(
+    code: 'WAREHOUSE' | 'WAREHOUSE_LOCKED' | 'DISK_FULL',
+    message: string,
+    context: ErrorContext = {},
+    cause?: unknown,
+  ) {
     super(code, message, { context, cause, transient: code === 'DISK_FULL' });
   }
 }
@@ -44,7 +49,7 @@ export function toWarehouseError(err: unknown, what: string, path: string): Ware
     const pid = /PID (\d+)/i.exec(raw)?.[1];
     const by = pid ? ` (held by process ${pid})` : '';
     return new WarehouseError(
-      'WAREHOUSE',
+      'WAREHOUSE_LOCKED',
       `${what}: ${path} is in use by another process${by}; DuckDB allows one writer per file`,
       { path },
       err,

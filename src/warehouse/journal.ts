@@ -68,7 +68,7 @@ export class Journal {
         // A write that fills the disk (or reaches the file-size limit) is cut short without
         // an error; writing the rest is what reports why (ENOSPC, EFBIG).
         const rest = Buffer.from(text).subarray(written);
-        for (let done = 0; done < rest.length; ) done += writeSync(this.fd, rest, done);
+        for (let done = 0; done < rest.length;) done += writeSync(this.fd, rest, done);
       }
     } catch (err) {
       try {

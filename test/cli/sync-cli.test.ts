@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { withFileSizeLimit } from '../helpers/sync-process.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 
@@ -77,6 +78,25 @@ describe('fragsync sync on the command line', () => {
     expect(r.stderr).toMatch(
       /^fragsync worker: CONFIG_INVALID: config: queue\.spoolDir: cannot keep the worker spool in .*a-file\/spool\/fstest-cli-spool-\S+ \(ENOTDIR\)\n$/,
     );
+  });
+
+  it('a warehouse another process holds (an overlapping run) is one line and exit 2, not a bug', async () => {
+    const path = join(dir.path, 'held.duckdb');
+    const held = await Warehouse.open(path);
+    try {
+      const r = await fragsync(['sync', '--base-url', sim.url, '--db', path], {
+        FRAGSYNC_API_KEY: 'good-key-123',
+      });
+      expect(r.code).toBe(EXIT.badInput);
+      const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.length > 0 && !l.startsWith('{'));
+      expect(said).toEqual([
+        expect.stringMatching(
+          /^fragsync sync: WAREHOUSE_LOCKED: .*held\.duckdb is in use by another process/,
+        ),
+      ]);
+    } finally {
+      await held.close();
+    }
   });
 
   it('asks for the key in the environment', async () => {

@@ -51,7 +51,7 @@ test('a warehouse of the previous schema version is upgraded in place and keeps 
   await wh.close();
 });
 
-test('a second process cannot open a warehouse in use: one clear WAREHOUSE error', async () => {
+test('a second process cannot open a warehouse in use: one clear WAREHOUSE_LOCKED error', async () => {
   const path = `${tmp.path}/locked.duckdb`;
   const wh = await Warehouse.open(path);
   const { spawnSync } = await import('node:child_process');
@@ -61,7 +61,7 @@ test('a second process cannot open a warehouse in use: one clear WAREHOUSE error
   const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
   });
-  expect(out.stdout).toMatch(/^WAREHOUSE 1 .*in use by another process/);
+  expect(out.stdout).toMatch(/^WAREHOUSE_LOCKED 1 .*in use by another process/);
   await wh.close();
 });
 

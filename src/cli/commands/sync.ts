@@ -53,8 +53,12 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     progress.done();
     console.error(`fragsync sync: ${oneLine(err)}`);
-    // No room to write is the machine's setup, not a bug: make room and run again (it continues).
-    if (err instanceof ConfigError || (isFragsyncError(err) && err.code === 'DISK_FULL'))
+    // No room to write, or a warehouse another process holds (an overlapping cron run), is the
+    // machine's setup, not a bug: make room or wait, run again (it continues).
+    if (
+      err instanceof ConfigError ||
+      (isFragsyncError(err) && (err.code === 'DISK_FULL' || err.code === 'WAREHOUSE_LOCKED'))
+    )
       return EXIT.badInput;
     if (isFragsyncError(err) && err.code === 'UNAUTHORIZED') return EXIT.unauthorized;
     if (isFragsyncError(err) && (err.code === 'NETWORK' || err.code === 'API_SERVER_ERROR'))

@@ -14,7 +14,7 @@ import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
 const ENTRY = new URL('./entry.mjs', import.meta.url);
 
 function fromWire(e: WireError): Error {
-  if (e.code === 'WAREHOUSE' || e.code === 'DISK_FULL')
+  if (e.code === 'WAREHOUSE' || e.code === 'WAREHOUSE_LOCKED' || e.code === 'DISK_FULL')
     return new WarehouseError(e.code, e.message, e.context);
   if (e.fragsync && e.code)
     return new FragsyncError(e.code as ErrorCode, e.message, { context: e.context, transient: e.transient });
