@@ -68,7 +68,14 @@ export class BullmqDriver implements QueueDriver {
       LOAD_QUEUE,
       // A report may come in before the driver exists (a spool adopted at start): it waits.
       async (job: Job<JobOutcome>) => (await ready).receive(job.data),
-      { connection: loadConnection, prefix: opts.prefix, concurrency: 64 },
+      // Reports a killed owner was taking are stalled: the next owner gets them after the lock.
+      {
+        connection: loadConnection,
+        prefix: opts.prefix,
+        concurrency: 64,
+        lockDuration: opts.lockMs,
+        stalledInterval: opts.lockMs,
+      },
     );
     loadWorker.on('error', (err) => opts.log.error({ err: err.message }, 'load worker error'));
     const fetchWorker = opts.localWorker

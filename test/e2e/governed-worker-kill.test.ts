@@ -1,5 +1,9 @@
+import { readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { describe, expect, inject, it } from 'vitest';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import {
   callsWithStatus,
@@ -11,6 +15,7 @@ import {
   repeatBound,
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
+import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
@@ -31,20 +36,35 @@ const LOCK_MS = 2000;
 const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Bytes in the spool files of worker process `pid` (test/global-setup.ts names the folder). */
+function spoolBytes(prefix: string, pid: number): number {
+  const dir = join(process.env.FRAGSYNC_SPOOL_DIR ?? '', prefix);
+  const mine = `${encodeURIComponent(hostname())}~${pid}-`;
+  let bytes = 0;
+  try {
+    for (const f of readdirSync(dir)) if (f.startsWith(mine)) bytes += statSync(join(dir, f)).size;
+  } catch {
+    // not created yet
+  }
+  return bytes;
+}
+
+/** What one uninterrupted sync of CATALOGUE pays, and a config with short job locks. */
+let clean: { calls: number; cents: number };
+let config: string;
+beforeAll(async () => {
+  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
+  config = files.path('lock.json');
+  await writeFile(
+    config,
+    JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs: LOCK_MS } }),
+  );
+});
+
 describe('governed sync: killed worker processes', () => {
   it('SIGKILLed workers: an exact mirror, an exact ledger, and only their jobs paid again', async () => {
-    const clean = await cleanRunCalls(
-      () => startSimulator(CATALOGUE),
-      files.path('clean.duckdb'),
-      files.config,
-    );
     const redisUrl = inject('redisUrl');
     const prefix = uniquePrefix('gov-worker-kill');
-    const config = files.path('lock.json');
-    await writeFile(
-      config,
-      JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs: LOCK_MS } }),
-    );
     const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
     const workers: WorkerProc[] = await Promise.all([
       startWorker(redisUrl, prefix, args),
@@ -63,13 +83,17 @@ describe('governed sync: killed worker processes', () => {
       }).finally(() => (finished = true));
       const delays: number[] = [];
       for (let k = 0; k < KILLS; k++) {
-        const before = sim.ledger().calls;
-        while (sim.ledger().calls < before + 5 && !finished) await sleep(5);
+        const victim = workers[0]!;
+        // Once the victim is sending (its spool grows beyond what it took over at start), kill
+        // it in the next 300 ms; not before the service's first answers: a process killed
+        // holding the probe of an unknown quota window blocks every other for the ticket TTL.
+        const base = spoolBytes(prefix, victim.child.pid!);
+        while ((spoolBytes(prefix, victim.child.pid!) <= base || sim.ledger().calls < 5) && !finished)
+          await sleep(5);
         const delayMs = Math.floor(Math.random() * 300);
         delays.push(delayMs);
         await sleep(delayMs);
         expect(finished, `kill ${k + 1} came after the run ended`).toBe(false);
-        const victim = workers[0]!;
         const exited = new Promise((r) => victim.child.once('exit', r));
         victim.child.kill('SIGKILL');
         await exited;
@@ -86,7 +110,7 @@ describe('governed sync: killed worker processes', () => {
       const dup = callsWithStatus(sim, 200) - clean.calls;
       expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
       expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(KILLS * repeatBound(sim, CONCURRENCY));
-      // The killed workers had requests on the wire: they are in the ledger as calls without an answer.
+      // The killed workers were sending: requests they had on the wire are calls without an answer.
       const [unanswered] = await queryWarehouse<{ n: number }>(
         dbPath,
         'SELECT count(*)::INTEGER AS n FROM api_calls WHERE status = 0',
@@ -94,6 +118,45 @@ describe('governed sync: killed worker processes', () => {
       expect(Number(unanswered?.n)).toBeGreaterThanOrEqual(1);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
+      await sim.close();
+      await cleanPrefix(redisUrl, prefix);
+    }
+  });
+
+  it('the sync process itself SIGKILLed in BullMQ mode (it fetches too): the next runs replay its journal and its spool', async () => {
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('gov-owner-kill');
+    const sim = await startSimulator(CATALOGUE);
+    sim.setFaults({ latencyMs: 50 });
+    const dbPath = files.path('owner-kill.duckdb');
+    const opts = { config, concurrency: CONCURRENCY, redis: { url: redisUrl, prefix } };
+    try {
+      const delays: number[] = [];
+      for (let k = 0; k < KILLS; k++) {
+        const before = sim.ledger().calls;
+        const proc = spawnSync(sim, dbPath, opts);
+        while (sim.ledger().calls < before + 5) await sleep(5);
+        const delayMs = Math.floor(Math.random() * 300);
+        delays.push(delayMs);
+        await sleep(delayMs);
+        proc.kill();
+        const end = await proc.exited;
+        expect(end.signal, `run ${k + 1} ended before its kill: ${end.output}`).toBe('SIGKILL');
+      }
+      const end = await spawnSync(sim, dbPath, opts).exited;
+      expect(end.code, end.output).toBe(EXIT.ok);
+
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      const runs = await queryWarehouse<{ status: string }>(
+        dbPath,
+        'SELECT status FROM sync_runs ORDER BY started_at',
+      );
+      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
+      expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(KILLS * repeatBound(sim, CONCURRENCY));
+    } finally {
       await sim.close();
       await cleanPrefix(redisUrl, prefix);
     }

@@ -44,8 +44,8 @@ export function runUnderFileLimit(
 }
 
 /**
- * `node bin/fragsync.js sync` as a real process against the simulator, without Redis (the
- * in-process driver), for the e2e scenarios that kill it or starve it of disk.
+ * `node bin/fragsync.js sync` as a real process against the simulator (the in-process driver
+ * unless `redis` is given), for the e2e scenarios that kill it or starve it of disk.
  */
 export interface SyncProc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
@@ -57,6 +57,8 @@ export interface SyncProcOptions {
   concurrency: number;
   /** A file-size limit in KiB: writes past it fail as on a full disk (withFileSizeLimit). */
   fileSizeLimitKb?: number;
+  /** BullMQ mode on this Redis and queue prefix; without it, the in-process driver. */
+  redis?: { url: string; prefix: string };
 }
 
 export function spawnSync(sim: Simulator, dbPath: string, o: SyncProcOptions): SyncProc {
@@ -76,6 +78,7 @@ export function spawnSync(sim: Simulator, dbPath: string, o: SyncProcOptions): S
     String(o.concurrency),
     '--log-level',
     'warn',
+    ...(o.redis ? ['--redis', o.redis.url, '--queue-prefix', o.redis.prefix] : []),
   ];
   const [cmd, argv] =
     o.fileSizeLimitKb === undefined
