@@ -68,8 +68,12 @@ export const ConfigSchema = z.strictObject({
   http: z.strictObject({
     /** Requests in flight per process (count). */
     concurrency: posInt(),
-    /** Keep-alive connections to the service per process (count). */
-    connections: posInt(),
+    /**
+     * Keep-alive connections to the service per process (count); null: as many as
+     * http.concurrency. Requests are not pipelined, so fewer connections than requests in
+     * flight would leave the rest waiting for one (and the latency unhidden).
+     */
+    connections: posInt().nullable(),
     /** TCP/TLS connect timeout, in ms. */
     connectTimeoutMs: posInt(),
     /** Time to wait for response headers, in ms. */

@@ -40,6 +40,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     faultRng: mulberry32(mix(seed, 0xfa017)),
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
+  const gauge = { now: 0, peak: 0 };
 
   const ops = {
     groundTruth: () => groundTruth(cat, serviceDate()),
@@ -65,6 +66,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       if (!f) throw new Error(`no fragrance '${fragranceId}'`);
       cat.addReviews(f, Math.floor(count), serviceDate());
     },
+    inFlight(o: { reset?: boolean } = {}) {
+      const seen = { now: gauge.now, peak: gauge.peak };
+      if (o.reset) gauge.peak = gauge.now;
+      return seen;
+    },
     clock(): ClockInfo {
       state.account.rollover();
       return {
@@ -84,8 +90,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const path = q < 0 ? url : url.slice(0, q);
     const qs = q < 0 ? '' : url.slice(q + 1);
     let work: Promise<void> | undefined;
-    if (path.startsWith('/v1/')) work = handleV1(state, req, res, path.slice(4), qs);
-    else if (path.startsWith('/_sim/')) work = handleControl(state, ops, req, res, path.slice(6));
+    if (path.startsWith('/v1/')) {
+      gauge.now++;
+      if (gauge.now > gauge.peak) gauge.peak = gauge.now;
+      res.once('close', () => gauge.now--);
+      work = handleV1(state, req, res, path.slice(4), qs);
+    } else if (path.startsWith('/_sim/')) work = handleControl(state, ops, req, res, path.slice(6));
     else {
       res.writeHead(404, { ...commonHeaders(state), 'Content-Type': 'text/plain' });
       res.end('Not found');

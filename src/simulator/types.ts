@@ -202,4 +202,9 @@ export interface Simulator {
   /** New reviews arrive at the top of a fragrance's review list right now. */
   addReviews(fragranceId: string, count: number): void;
   clock(): ClockInfo;
+  /**
+   * /v1 requests being handled right now, and the most there were at once since the last
+   * reset (`reset: true` starts counting again): what a client keeps in flight, seen from here.
+   */
+  inFlight(opts?: { reset?: boolean }): { now: number; peak: number };
 }

@@ -50,7 +50,7 @@ export function clientFromConfig(
     governor: opts.governor,
     onCall: opts.onCall,
     onSent: opts.onSent,
-    connections: config.http.connections,
+    connections: config.http.connections ?? config.http.concurrency,
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
