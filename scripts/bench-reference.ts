@@ -114,7 +114,8 @@ export async function runReference(opts: {
       cols.map(([, t]) => t),
     );
   }
-  const pool = new Pool(opts.url, { connections: opts.connections ?? 16, pipelining: 1 });
+  // One connection per request in flight (no pipelining): what "64 requests in flight" means.
+  const pool = new Pool(opts.url, { connections: opts.connections ?? opts.concurrency ?? 64, pipelining: 1 });
   const limit = pLimit(opts.concurrency ?? 64);
   const headers = { authorization: `Bearer ${opts.key}` };
   let calls = 0;
