@@ -28,16 +28,21 @@ export function progressReporter(
   };
 }
 
+/**
+ * phase | calls done of planned | cents of budget | quota left | ETA. The plan grows as
+ * discovery finds work: planned calls are those made plus the jobs still owed at the calls
+ * per job seen so far (a review job reads several pages), so it settles once the walks end.
+ */
 export function formatTick(t: SyncTick): string {
   const budget = t.maxCents !== null ? `${t.cents}/${t.maxCents} cents` : `${t.cents} cents`;
   const quota = t.quotaRemaining !== null ? `quota ${t.quotaRemaining} left` : 'quota ?';
   const rate = t.elapsedMs > 0 ? t.jobsDone / (t.elapsedMs / 1000) : 0;
   const left = Math.max(0, t.jobsScheduled - t.jobsDone);
+  const planned = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
+  const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
   const eta = rate > 0 && left > 0 ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
   const phase = t.pausedUntil ? `paused until ${t.pausedUntil.toISOString()}` : t.phase;
-  return [phase, `jobs ${t.jobsDone}/${t.jobsScheduled}`, `${t.calls} calls`, budget, quota, eta]
-    .filter(Boolean)
-    .join(' | ');
+  return [phase, calls, budget, quota, eta].filter(Boolean).join(' | ');
 }
 
 function formatDuration(ms: number): string {

@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'vitest';
+import { formatTick, progressReporter } from '../../src/cli/progress.ts';
+import type { SyncTick } from '../../src/sync/coordinator.ts';
+
+const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
+  runId: 'run-1',
+  phase: 'details',
+  jobsDone: 100,
+  jobsScheduled: 300,
+  calls: 150,
+  cents: 420,
+  maxCents: 1000,
+  quotaRemaining: 5000,
+  pausedUntil: null,
+  elapsedMs: 10_000,
+  ...over,
+});
+
+/** A stream as the reporter sees it: what was written, and whether it is a terminal. */
+function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
+  const s = { isTTY, text: '', write: (chunk: string) => ((s.text += chunk), true) };
+  return s as unknown as NodeJS.WriteStream & { text: string };
+}
+
+describe('progress', () => {
+  test('the line: phase, calls done of planned, cents of budget, quota left, ETA', () => {
+    // 200 jobs left at 1.5 calls and 10 jobs/s so far: 300 more calls, 20 s.
+    expect(formatTick(tick())).toBe(
+      'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s',
+    );
+    expect(formatTick(tick({ jobsDone: 0, calls: 0, maxCents: null, quotaRemaining: null }))).toBe(
+      'details | calls 0 | 420 cents | quota ?',
+    );
+    const until = new Date('2030-01-02T00:00:00.000Z');
+    expect(formatTick(tick({ pausedUntil: until }))).toMatch(/^paused until 2030-01-02T00:00:00\.000Z \| /);
+  });
+
+  test('on a terminal one line redrawn in place, cleared at the end; otherwise a plain line every 10 s', () => {
+    const tty = stream(true);
+    const onTty = progressReporter(tty);
+    onTty.tick(tick({ elapsedMs: 1000 }));
+    onTty.tick(tick({ elapsedMs: 2000 }));
+    onTty.done();
+    expect(tty.text.split('\r\x1b[2K')).toHaveLength(4);
+    expect(tty.text).not.toContain('\n');
+
+    const log = stream(false);
+    const plain = progressReporter(log, 10_000);
+    for (const ms of [10_000, 15_000, 20_000, 25_000]) plain.tick(tick({ elapsedMs: ms }));
+    plain.done();
+    const lines = log.text.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(l).toMatch(/^\d{4}-\d{2}-\d{2}T\S+Z details \| calls /);
+  });
+});
