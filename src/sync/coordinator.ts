@@ -165,6 +165,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         // Rows a worker's spool reported again (or a dead worker left): stored once per call
         // id, under the run that made them; not this run's live counts (most are stored already).
         load.add(o.calls, [], o.runId);
+        await load.durable();
         return;
       }
       const callItems: LoadItem[] = o.calls;
@@ -223,6 +224,8 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
           await driver?.stop(o.reason === 'unauthorized');
         }
       }
+      // The job's results are in the journal before its slot takes another job (LoadStage.add).
+      await load.durable();
     };
 
     client = clientFromConfig(config, {

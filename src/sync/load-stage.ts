@@ -28,6 +28,14 @@ export class LoadStage {
   private writeError: unknown = null;
   /** Requests sent and journaled whose answer (their ApiCallItem) is not journaled yet. */
   private readonly inFlight = new Map<string, SentCall>();
+  /** Lines added in this event-loop turn, written together at its end (see `durable`). */
+  private pending: string[] = [];
+  /** Call ids answered in the pending lines: settled once those are written. */
+  private pendingCalls: string[] = [];
+  private pendingWaiters: { resolve(): void; reject(err: unknown): void }[] = [];
+  private pendingScheduled = false;
+  /** The first journal write that failed (no room): the run stops on it. */
+  private journalError: unknown = null;
   readonly loaded: Record<string, number> = {};
 
   constructor(
@@ -76,29 +84,70 @@ export class LoadStage {
     return replayed;
   }
 
-  /** The first failed warehouse write, if any: nothing more is written in this run. */
+  /** The first failed warehouse or journal write, if any: nothing more is written in this run. */
   get failure(): unknown {
-    return this.writeError;
+    return this.writeError ?? this.journalError;
   }
 
   /**
-   * Take one job's rows: journaled now, written with the next batch. After a failed write
-   * they are only journaled (the next start replays the journal); see `failure`.
+   * Take one job's rows: journaled at the end of this event-loop turn together with the
+   * other results of the turn (one write(2) for all: a sync has about six per turn), and
+   * written to the warehouse with the next batch. A job's slot waits for `durable()` before it
+   * sends again, so a kill still loses only the results of jobs in flight. After a failed
+   * warehouse write they are only journaled (the next start replays the journal).
    */
   add(items: LoadItem[], progress: ProgressMark[], runId = this.runId): void {
     if (items.length === 0 && progress.length === 0) return;
-    this.journal.append(JSON.stringify({ runId, items, progress } satisfies LoadEntry));
-    // Only a request whose answer is journaled is settled. One whose answer could not be
-    // written (no room) stays in flight: the next seal (the flush at close) journals it as
-    // sent again, in a new segment, and the next start ledgers it, as the service billed it.
-    if (this.inFlight.size > 0)
-      for (const item of items)
-        if (item.kind === 'apiCall' && item.callId !== undefined) this.inFlight.delete(item.callId);
+    this.pending.push(JSON.stringify({ runId, items, progress } satisfies LoadEntry));
+    for (const item of items)
+      if (item.kind === 'apiCall' && item.callId !== undefined) this.pendingCalls.push(item.callId);
+    if (!this.pendingScheduled) {
+      this.pendingScheduled = true;
+      setImmediate(() => this.writePendingQuietly());
+    }
     if (this.writeError) return;
     this.size += items.length + progress.length;
     if (this.writing) return; // the running write takes what accumulates when it ends
     if (this.size >= this.opts.batchItems) this.startWrite();
     else if (!this.timer) this.timer = setTimeout(() => this.startWrite(), this.opts.flushMs);
+  }
+
+  /** Resolves once everything added so far is in the journal; rejects if it could not be written. */
+  durable(): Promise<void> {
+    if (this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => this.pendingWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Write the pending lines. Only a request whose answer is journaled is settled: one whose
+   * answer could not be written (no room) stays in flight, the next seal (the flush at close)
+   * journals it as sent again, and the next start ledgers it, as the service billed it.
+   */
+  private writePending(): void {
+    if (this.pending.length === 0) return;
+    const { pending, pendingCalls, pendingWaiters } = this;
+    this.pending = [];
+    this.pendingCalls = [];
+    this.pendingWaiters = [];
+    try {
+      this.journal.append(pending);
+    } catch (err) {
+      this.journalError ??= err;
+      for (const w of pendingWaiters) w.reject(err);
+      throw err;
+    }
+    if (this.inFlight.size > 0) for (const id of pendingCalls) this.inFlight.delete(id);
+    for (const w of pendingWaiters) w.resolve();
+  }
+
+  /** From the event loop: a failure reaches the waiting jobs and `failure`, not the loop. */
+  private writePendingQuietly(): void {
+    this.pendingScheduled = false;
+    try {
+      this.writePending();
+    } catch {
+      // Reported through the rejected waiters and `failure`.
+    }
   }
 
   /**
@@ -124,6 +173,8 @@ export class LoadStage {
   private startWrite(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // The segment about to be sealed must hold every result added so far.
+    this.writePendingQuietly();
     if (this.writing || this.size === 0 || this.writeError) {
       this.settleIdle();
       return;
@@ -178,7 +229,8 @@ export class LoadStage {
   /** Flush and report a write failure, if any. */
   async close(): Promise<void> {
     await this.flush();
+    this.writePendingQuietly();
     this.journal.close();
-    if (this.writeError) throw this.writeError;
+    if (this.failure) throw this.failure;
   }
 }

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -64,5 +65,33 @@ test('replay ledgers a request a killed process sent and never saw answered, onc
     ['/v1/fragrances/{id}/similar', 0, 2],
     ['/v1/notes', 0, 1],
   ]);
+  await wh.close();
+});
+
+test("the results of one event-loop turn are journaled together, before any job's slot is freed", async () => {
+  const db = `${dir.path}/turn.duckdb`;
+  const wh = await Warehouse.open(db);
+  await wh.startRun('r1', new Date('2026-01-01T00:00:00Z'));
+  const stage = new LoadStage(wh, db, 'r1', {
+    batchItems: 1000,
+    flushMs: 60_000,
+    log: pino({ level: 'silent' }),
+  });
+  const journaled = () =>
+    readdirSync(dir.path)
+      .filter((f) => f.startsWith('turn.duckdb.journal-'))
+      .flatMap((f) => readFileSync(`${dir.path}/${f}`, 'utf8').split('\n').filter(Boolean));
+  const calls = [sent('t-1', '/v1/notes', 1), sent('t-2', '/v1/notes', 1), sent('t-3', '/v1/notes', 1)];
+  for (const c of calls) stage.add([answer(c)], []);
+  // Nothing written yet in this turn; durable() is what a job's slot waits for.
+  expect(journaled()).toEqual([]);
+  await stage.durable();
+  expect(
+    journaled().map((l) => (JSON.parse(l) as LoadEntry).items.map((i) => (i as ApiCallItem).callId)),
+  ).toEqual([['t-1'], ['t-2'], ['t-3']]);
+  await stage.close();
+  expect(Number((await wh.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM api_calls'))[0]?.n)).toBe(
+    3,
+  );
   await wh.close();
 });
