@@ -45,7 +45,13 @@ export class ThreadWarehouse implements WarehouseHandle {
   static async open(path: string, opts: { logger?: pino.Logger } = {}): Promise<ThreadWarehouse> {
     const file = resolve(path);
     const init: ThreadInit = { path: file, logLevel: opts.logger?.level ?? 'silent' };
-    const worker = new Worker(ENTRY, { workerData: init });
+    const worker = new Worker(ENTRY, {
+      workerData: init,
+      // Staging a batch makes short-lived objects by the hundred thousand; with V8's default
+      // young generation they outlived two or three scavenges each (117 scavenges, 0.9 s in a
+      // 20k sync; 44 and 0.33 s with this).
+      resourceLimits: { maxYoungGenerationSizeMb: 192 },
+    });
     const remote = new ThreadWarehouse(worker, file);
     await new Promise<void>((ready, failed) => {
       worker.on('message', (m: FromThread) => {
