@@ -50,6 +50,8 @@ export class BullmqDriver implements QueueDriver {
   private constructor(
     private readonly opts: BullmqDriverOptions,
     private readonly fetchQueue: Queue,
+    /** The load queue, for its counts (its jobs are taken by loadWorker). */
+    private readonly loadQueue: Queue,
     private readonly loadWorker: Worker,
     private readonly loadConnection: Redis,
     private readonly fetchWorker: { settle(): Promise<void>; close(): Promise<void> } | null,
@@ -90,7 +92,8 @@ export class BullmqDriver implements QueueDriver {
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
-    const driver = new BullmqDriver(opts, fetchQueue, loadWorker, loadConnection, fetchWorker);
+    const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+    const driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker);
     created(driver);
     driver.watchPause();
     return driver;
@@ -165,15 +168,13 @@ export class BullmqDriver implements QueueDriver {
   }
 
   private async loadQueueEmpty(deadline: number): Promise<void> {
-    const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
     while (Date.now() < deadline) {
-      const c = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
+      const c = await this.loadQueue.getJobCounts('waiting', 'active', 'delayed');
       // stop() is often called while an outcome is being handled (a 'stop' outcome): those
       // load jobs are ours and active until stop() returns, so they cannot be waited for.
       if ((c.waiting ?? 0) + (c.delayed ?? 0) === 0 && (c.active ?? 0) <= this.receiving) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    await loadQueue.close();
   }
 
   pausedUntil(): Date | null {
@@ -199,6 +200,7 @@ export class BullmqDriver implements QueueDriver {
     await this.fetchQueue.resume();
     await this.opts.connection.del(runInfoKey(this.opts.prefix));
     await this.fetchQueue.close();
+    await this.loadQueue.close();
   }
 
   /** The pause is the governor's (shared by all processes); mirror it for the progress line. */
@@ -227,9 +229,7 @@ export class BullmqDriver implements QueueDriver {
   private async recoverLost(): Promise<void> {
     if (this.stopped || this.outstanding.size === 0 || this.pause) return;
     const f = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'wait');
-    const loadQueue = new Queue(LOAD_QUEUE, { connection: this.opts.connection, prefix: this.opts.prefix });
-    const l = await loadQueue.getJobCounts('waiting', 'active', 'delayed');
-    await loadQueue.close();
+    const l = await this.loadQueue.getJobCounts('waiting', 'active', 'delayed');
     const total = Object.values(f).reduce((a, b) => a + b, 0) + Object.values(l).reduce((a, b) => a + b, 0);
     if (total > 0) {
       this.emptySeen = 0;
