@@ -103,7 +103,7 @@ export class LoadStage {
       if (item.kind === 'apiCall' && item.callId !== undefined) this.pendingCalls.push(item.callId);
     if (!this.pendingScheduled) {
       this.pendingScheduled = true;
-      setImmediate(() => this.writePendingQuietly());
+      setImmediate(() => this.writePending());
     }
     if (this.writeError) return;
     this.size += items.length + progress.length;
@@ -121,9 +121,11 @@ export class LoadStage {
   /**
    * Write the pending lines. Only a request whose answer is journaled is settled: one whose
    * answer could not be written (no room) stays in flight, the next seal (the flush at close)
-   * journals it as sent again, and the next start ledgers it, as the service billed it.
+   * journals it as sent again, and the next start ledgers it, as the service billed it. A
+   * failure reaches the waiting jobs and `failure`; it never throws into the event loop.
    */
   private writePending(): void {
+    this.pendingScheduled = false;
     if (this.pending.length === 0) return;
     const { pending, pendingCalls, pendingWaiters } = this;
     this.pending = [];
@@ -134,20 +136,10 @@ export class LoadStage {
     } catch (err) {
       this.journalError ??= err;
       for (const w of pendingWaiters) w.reject(err);
-      throw err;
+      return;
     }
     if (this.inFlight.size > 0) for (const id of pendingCalls) this.inFlight.delete(id);
     for (const w of pendingWaiters) w.resolve();
-  }
-
-  /** From the event loop: a failure reaches the waiting jobs and `failure`, not the loop. */
-  private writePendingQuietly(): void {
-    this.pendingScheduled = false;
-    try {
-      this.writePending();
-    } catch {
-      // Reported through the rejected waiters and `failure`.
-    }
   }
 
   /**
@@ -174,7 +166,7 @@ export class LoadStage {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     // The segment about to be sealed must hold every result added so far.
-    this.writePendingQuietly();
+    this.writePending();
     if (this.writing || this.size === 0 || this.writeError) {
       this.settleIdle();
       return;
@@ -229,7 +221,7 @@ export class LoadStage {
   /** Flush and report a write failure, if any. */
   async close(): Promise<void> {
     await this.flush();
-    this.writePendingQuietly();
+    this.writePending();
     this.journal.close();
     if (this.failure) throw this.failure;
   }

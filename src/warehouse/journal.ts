@@ -61,7 +61,8 @@ export class Journal {
     // 40% more CPU), and no Buffer per line is left for the garbage collector.
     // Joined with an empty last element for the final newline: `joined + '\n'` would be a
     // cons string that V8 copies flat again before measuring and writing it.
-    const text = typeof lines === 'string' ? `${lines}\n` : [...lines, ''].join('\n');
+    const many = typeof lines !== 'string';
+    const text = many ? [...lines, ''].join('\n') : `${lines}\n`;
     const size = Buffer.byteLength(text);
     try {
       this.fd ??= openSync(path, 'a');
@@ -81,7 +82,7 @@ export class Journal {
       throw toWarehouseError(err, 'journal', path);
     }
     this.bytes += size;
-    this.lines += typeof lines === 'string' ? 1 : lines.length;
+    this.lines += many ? lines.length : 1;
   }
 
   /** Close the open file (the segment stays for the next start to replay, or for seal). */
