@@ -4,15 +4,9 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.ts';
-import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
-import {
-  claimDeadSpools,
-  openSpools,
-  readSpool,
-  spoolRows,
-  spoolToken,
-  type SpoolLine,
-} from './spool-file.ts';
+import type { ApiCallItem, LoadEntry, SentCall } from '../warehouse/rows.ts';
+import { readCalls, unansweredRows } from '../warehouse/sent-calls.ts';
+import { claimDeadSpools, openSpools, spoolToken } from './spool-file.ts';
 
 export interface SpoolOptions {
   /** This queue prefix's spool folder (created if missing); shared by the processes of a host. */
@@ -97,7 +91,7 @@ export class CallSpool {
   /** A request of `runId` went onto the wire (called before its bytes are written). */
   sent(runId: string, call: SentCall): void {
     this.inFlight.set(call.callId, { runId, call });
-    this.write({ r: runId, s: call });
+    this.write(sentLine(runId, call));
   }
 
   /** Its answer (or its failure) arrived: the ledger row the job's report will carry. */
@@ -105,7 +99,7 @@ export class CallSpool {
     if (call.callId === undefined) return;
     this.inFlight.delete(call.callId);
     this.unreported.set(call.callId, { runId, call });
-    this.write({ r: runId, a: call });
+    this.write(answerLine(runId, call));
   }
 
   /** Redis accepted load job `jobId` carrying `calls`: they are kept until it is taken. */
@@ -158,13 +152,13 @@ export class CallSpool {
   private async reportAgain(): Promise<void> {
     await this.opts.redis.set(this.marker, '1', 'EX', MARKER_TTL_S);
     const old = [...this.sealed, this.current];
-    const { answered } = readSpool(old.map((s) => s.path));
+    const { answered } = readCalls(old.map((s) => s.path));
     for (const id of this.unreported.keys()) answered.delete(id);
     this.sealed.length = 0;
     for (const s of old) this.closeSegment(s);
     this.startSegment();
     const rows = [...answered.values()];
-    for (const { runId, call } of rows) this.write({ r: runId, a: call }, false);
+    for (const { runId, call } of rows) this.write(answerLine(runId, call), false);
     // The rows are in the new segment now; the old ones can go.
     for (const s of old) rmSync(s.path, { force: true });
     await this.send(rows);
@@ -179,8 +173,9 @@ export class CallSpool {
     const dead = claimDeadSpools(this.opts.dir, this.token);
     if (dead.owners === 0) return;
     const paths = dead.paths;
-    const rows = spoolRows(readSpool(paths));
-    for (const { runId, call } of rows) this.write({ r: runId, a: call }, false);
+    const seen = readCalls(paths);
+    const rows = [...seen.answered.values(), ...unansweredRows(seen)];
+    for (const { runId, call } of rows) this.write(answerLine(runId, call), false);
     for (const p of paths) rmSync(p, { force: true });
     await this.send(rows);
     this.opts.log.info({ spools: dead.owners, calls: rows.length }, "reported a dead worker's calls");
@@ -222,7 +217,7 @@ export class CallSpool {
       rmSync(this.current.path, { force: true });
   }
 
-  private write(line: SpoolLine, fresh = true): void {
+  private write(line: LoadEntry, fresh = true): void {
     this.current.fd ??= openSync(this.current.path, 'a');
     writeSync(this.current.fd, `${JSON.stringify(line)}\n`);
     if (fresh) this.current.fresh++;
@@ -247,12 +242,21 @@ export class CallSpool {
   /** A new open segment, starting with what is still owed a report: older ones may go. */
   private startSegment(): void {
     this.current = this.openSegment();
-    for (const { runId, call } of this.inFlight.values()) this.write({ r: runId, s: call }, false);
-    for (const { runId, call } of this.unreported.values()) this.write({ r: runId, a: call }, false);
+    for (const { runId, call } of this.inFlight.values()) this.write(sentLine(runId, call), false);
+    for (const { runId, call } of this.unreported.values()) this.write(answerLine(runId, call), false);
   }
 
   private drop(s: Segment): void {
     this.sealed.splice(this.sealed.indexOf(s), 1);
     rmSync(s.path, { force: true });
   }
+}
+
+/** Spool lines are journal lines (LoadEntry), read by the same code (warehouse/sent-calls.ts). */
+function sentLine(runId: string, call: SentCall): LoadEntry {
+  return { runId, items: [], progress: [], sent: [call] };
+}
+
+function answerLine(runId: string, call: ApiCallItem): LoadEntry {
+  return { runId, items: [call], progress: [] };
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
 import type { LoadEntry, LoadItem, ProgressMark, SentCall } from '../warehouse/rows.ts';
-import { unansweredCalls } from './sent-calls.ts';
+import { unansweredCalls } from '../warehouse/sent-calls.ts';
 
 export interface LoadStageOptions {
   /** Items per warehouse transaction (count). */

@@ -73,7 +73,7 @@ describe('CallSpool', () => {
 
   test("takes over only its own host's spools: a folder shared by containers has other pid spaces", async () => {
     // No pid is above 2^22 on Linux: these owners are dead, wherever they ran.
-    const line = `${JSON.stringify({ r: 'run-b', s: sentCall('x1') })}\n`;
+    const line = `${JSON.stringify({ runId: 'run-b', items: [], progress: [], sent: [sentCall('x1')] })}\n`;
     const here = `${encodeURIComponent(hostname())}~99999999-0badf00d-1.jsonl`;
     const there = `${encodeURIComponent(`not-${hostname()}`)}~99999999-0badf00d-1.jsonl`;
     await writeFile(join(dir, here), line);
