@@ -129,11 +129,7 @@ export class Warehouse implements WarehouseHandle {
     if (!known || known.n === 0)
       throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
     await this.run(sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
-    const [run] = await this.query<{ started: string }>(
-      'SELECT CAST(started_at AS VARCHAR) AS started FROM sync_runs WHERE run_id = $1',
-      [runId],
-    );
-    await this.run(sqlFile('runs/refresh-late.sql'), [runId, run?.started ?? finishedAt.toISOString()]);
+    await this.run(sqlFile('runs/refresh-late.sql'), [runId]);
   }
 
   /** Calls and cents of one UTC day across all runs (seeds the governor after a restart). */
