@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import {
@@ -12,7 +11,7 @@ import {
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
-import { startRedisServer, type RedisServerHandle } from '../helpers/redis-server.ts';
+import { losableRedis } from '../helpers/redis-server.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
@@ -132,17 +131,15 @@ describe('governed sync: worker processes on one Redis', () => {
       files.path('flush-clean.duckdb'),
       files.config,
     );
-    // Only a Redis this test started may be flushed; on a shared one only our keys go.
-    const own: RedisServerHandle | null = inject('redisOwned') ? await startRedisServer() : null;
-    const redisUrl = own?.url ?? inject('redisUrl');
     const prefix = uniquePrefix('gov-flush');
+    const redis = await losableRedis(inject('redisUrl'), inject('redisOwned'), prefix);
+    const redisUrl = redis.url;
     const sim = await startSimulator(catalogue);
-    const admin = new Redis(redisUrl);
     let flushedAt: number | null = null;
     const poll = setInterval(() => {
       if (flushedAt !== null || sim.ledger().calls < clean.calls / 3) return;
       flushedAt = sim.ledger().calls;
-      void (own ? admin.flushall() : cleanPrefix(redisUrl, prefix));
+      void redis.loseData();
     }, 2);
     try {
       const dbPath = files.path('flush.duckdb');
@@ -170,23 +167,20 @@ describe('governed sync: worker processes on one Redis', () => {
       await expectLedgerEqual(sim, dbPath);
     } finally {
       clearInterval(poll);
-      admin.disconnect();
       await sim.close();
-      if (own) await own.stop();
-      else await cleanPrefix(redisUrl, prefix);
+      await redis.close();
     }
   });
 
   it('keeps the ledger exact when Redis loses reports the owner had not taken yet', async () => {
     const catalogue = { fragrances: 40, seed: 43 };
-    const own: RedisServerHandle | null = inject('redisOwned') ? await startRedisServer() : null;
-    const redisUrl = own?.url ?? inject('redisUrl');
     const prefix = uniquePrefix('gov-lost-reports');
+    const redis = await losableRedis(inject('redisUrl'), inject('redisOwned'), prefix);
+    const redisUrl = redis.url;
     const sim = await startSimulator(catalogue);
-    const admin = new Redis(redisUrl);
     // The owner takes reports within milliseconds, so a flush rarely finds one waiting: hold
     // the load queue until some wait in it, then flush them away with everything else.
-    const loadQueue = new Queue('load', { connection: admin, prefix });
+    const loadQueue = new Queue('load', { connection: redis.admin, prefix });
     let lost = -1;
     const hold = (async () => {
       while (sim.ledger().calls < 30) await sleep(2);
@@ -200,7 +194,7 @@ describe('governed sync: worker processes on one Redis', () => {
         }
         await sleep(2);
       }
-      await (own ? admin.flushall() : cleanPrefix(redisUrl, prefix));
+      await redis.loseData();
     })();
     try {
       const dbPath = files.path('lost-reports.duckdb');
@@ -225,10 +219,8 @@ describe('governed sync: worker processes on one Redis', () => {
     } finally {
       await hold.catch(() => undefined);
       await loadQueue.close();
-      admin.disconnect();
       await sim.close();
-      if (own) await own.stop();
-      else await cleanPrefix(redisUrl, prefix);
+      await redis.close();
     }
   });
 });

@@ -7,17 +7,7 @@ import { outcome, testLimits, type CallTarget } from './fixtures.ts';
 /** Limits of the cross-process tests: reserve = max(5, 3% of the limit). */
 export const CHILD_LIMITS = testLimits({ reserveCalls: 5, reservePercent: 3 });
 
-/** Delete only the keys under one test prefix (never FLUSHDB: the Redis may be shared). */
-export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
-  let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 200);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
+export { deletePrefix } from '../helpers/redis-server.ts';
 
 export function connect(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: 1 });

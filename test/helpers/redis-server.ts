@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 
 export interface RedisServerHandle {
   url: string;
@@ -59,4 +60,48 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A Redis whose data a test may lose mid-run: its own throw-away server when the suite
+ * started one (`owned`: only a Redis we started may be flushed), else the shared one, where
+ * losing the data means deleting the prefix's keys. `close()` stops or cleans up after it.
+ */
+export async function losableRedis(
+  sharedUrl: string,
+  owned: boolean,
+  prefix: string,
+): Promise<{ url: string; admin: Redis; loseData(): Promise<void>; close(): Promise<void> }> {
+  const own = owned ? await startRedisServer() : null;
+  const url = own?.url ?? sharedUrl;
+  const admin = new Redis(url);
+  return {
+    url,
+    admin,
+    loseData: async () => {
+      if (own) await admin.flushall();
+      else await deletePrefix(admin, prefix);
+    },
+    close: async () => {
+      if (own) {
+        admin.disconnect();
+        await own.stop();
+      } else {
+        await deletePrefix(admin, prefix);
+        admin.disconnect();
+      }
+    },
+  };
+}
+
+/** Delete only the keys under one test prefix (never FLUSHDB: the Redis may be shared). */
+export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 200);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
 }

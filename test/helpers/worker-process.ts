@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { deletePrefix } from './redis-server.ts';
 
 /**
  * Real fragsync processes for end-to-end tests (the same as in test/e2e/bullmq-sync.test.ts,
@@ -57,11 +58,6 @@ export function attemptsOf(w: WorkerProc): number {
 /** Delete every key under our prefix (never FLUSHALL a Redis others may use). */
 export async function cleanPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deletePrefix(redis, prefix);
   redis.disconnect();
 }
