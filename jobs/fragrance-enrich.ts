@@ -1,8 +1,8 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { isFragsyncError } from '../src/errors.ts';
-import type { LoadItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../src/warehouse/rows.ts';
 import { fragranceReviews } from './fragrance-reviews.ts';
-import { fragranceSimilar } from './fragrance-similar.ts';
+import { fragranceSimilar, similarColumns } from './fragrance-similar.ts';
 import { named, fetched } from './guard.ts';
 import type { JobResult, Processor } from './types.ts';
 
@@ -36,32 +36,19 @@ export const fragranceEnrich: Processor<'fragranceEnrich'> = async (ctx, { id })
   const e = res.data;
   const out: JobResult = { items: [], progress: [], follow: [] };
   if (e.similar.length < CAP) {
-    const entries = e.similar.map((s) => ({
-      id: s.id,
-      name: s.name,
-      brand: s.brand,
-      similarityScore: s.similarityScore,
-    }));
-    out.items.push({ kind: 'similar', fragranceId: id, entries });
-    out.progress.push(
-      fetched('fragrance', id, 'similar'),
-      named(
-        'fragrance',
-        entries.map((x) => x.id),
-        'similar',
-      ),
-    );
+    const { ids, scores } = similarColumns(e.similar);
+    out.items.push({ kind: 'similar', fragranceId: id, ids, scores });
+    out.progress.push(fetched('fragrance', id, 'similar'), named('fragrance', ids, 'similar'));
   } else {
     merge(out, await fragranceSimilar(ctx, { id }));
   }
   if (e.reviews.length < CAP) {
-    const reviews = e.reviews.map((r) => ({ date: r.date, rating: r.rating, text: r.text }));
     const item: LoadItem = {
       kind: 'reviews',
       fragranceId: id,
       mode: 'replace',
-      total: reviews.length,
-      reviews,
+      total: e.reviews.length,
+      ...reviewColumns(e.reviews),
     };
     out.items.push(item);
     out.progress.push(fetched('fragrance', id, 'reviews'));

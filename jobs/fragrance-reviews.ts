@@ -1,5 +1,5 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import type { Review, ReviewsItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, type Review, type ReviewsItem } from '../src/warehouse/rows.ts';
 import { fetched, guarded } from './guard.ts';
 import type { JobContext, Processor } from './types.ts';
 
@@ -42,7 +42,7 @@ async function readReviews(
         fragranceId: p.id,
         mode: 'prepend',
         total: first.total,
-        reviews: first.reviews.slice(0, added),
+        ...reviewColumns(first.reviews.slice(0, added)),
       };
     }
     // More new reviews than one page, or fewer reviews than before: read them all.
@@ -56,7 +56,7 @@ async function readReviews(
         fragranceId: p.id,
         mode: 'replace',
         total: result.total,
-        reviews: result.reviews,
+        ...reviewColumns(result.reviews),
       };
     ctx.log.info({ id: p.id, attempt }, 'review pages moved inconsistently, reading again');
   }

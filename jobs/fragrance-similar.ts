@@ -1,23 +1,24 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { named, fetched, guarded } from './guard.ts';
+import type { SimilarItem } from '../src/warehouse/rows.ts';
 import type { Processor } from './types.ts';
+
+/** A similar list as the item's columns: the entries' names and brands are not kept. */
+export function similarColumns(
+  entries: readonly { id: string; similarityScore: number }[],
+): Pick<SimilarItem, 'ids' | 'scores'> {
+  return { ids: entries.map((e) => e.id), scores: entries.map((e) => e.similarityScore) };
+}
 
 /** The whole similar list in one 2-cent call: the API's largest limit (50) is the contract's default. */
 export const fragranceSimilar: Processor<'fragranceSimilar'> = (ctx, { id }) =>
   guarded('fragrance', id, 'similar', async () => {
     const res = await ctx.client.getSimilar(id, { limit: MAX_PAGE_SIZE.getSimilar }, ctx.signal);
-    // The validated entries are exactly the item's (zod drops unknown fields): no copy.
-    const entries = res.data.similar;
+    const { ids, scores } = similarColumns(res.data.similar);
     return {
-      items: [{ kind: 'similar', fragranceId: id, entries }],
-      progress: [
-        fetched('fragrance', id, 'similar'),
-        named(
-          'fragrance',
-          entries.map((e) => e.id),
-          'similar',
-        ),
-      ],
+      items: [{ kind: 'similar', fragranceId: id, ids, scores }],
+      // The ids column is also the list of fragrances the response names.
+      progress: [fetched('fragrance', id, 'similar'), named('fragrance', ids, 'similar')],
       follow: [],
     };
   });

@@ -10,7 +10,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../src/warehouse/rows.ts';
 import { Warehouse } from '../src/warehouse/warehouse.ts';
 
 const FRAGRANCES = Number(process.env.BENCH_FRAGRANCES ?? 120_000);
@@ -88,12 +88,8 @@ function fragranceItems(i: number): LoadItem[] {
     {
       kind: 'similar',
       fragranceId: id,
-      entries: Array.from({ length: 20 }, (_, k) => ({
-        id: fid((i + 1 + k * 7) % FRAGRANCES),
-        name: 'x',
-        brand: 'y',
-        similarityScore: 1 - k / 20,
-      })),
+      ids: Array.from({ length: 20 }, (_, k) => fid((i + 1 + k * 7) % FRAGRANCES)),
+      scores: Array.from({ length: 20 }, (_, k) => 1 - k / 20),
     },
     {
       kind: 'wearing',
@@ -102,7 +98,7 @@ function fragranceItems(i: number): LoadItem[] {
       moods: Array.from({ length: 8 }, (_, k) => ({ label: `mood-${k}`, score: rand() })),
       occasions: Array.from({ length: 8 }, (_, k) => ({ label: `occasion-${k}`, score: rand() })),
     },
-    { kind: 'reviews', fragranceId: id, mode: 'replace', total: reviews.length, reviews },
+    { kind: 'reviews', fragranceId: id, mode: 'replace', total: reviews.length, ...reviewColumns(reviews) },
   ];
 }
 
@@ -124,7 +120,7 @@ function csvRows(item: LoadItem, out: Record<string, WriteStream>): number {
       break;
     }
     case 'similar':
-      item.entries.forEach((e, r) => w('similar_fragrances', [item.fragranceId, e.id, r, e.similarityScore]));
+      item.ids.forEach((sid, r) => w('similar_fragrances', [item.fragranceId, sid, r, item.scores[r]!]));
       break;
     case 'wearing': {
       const s = item.seasons;
@@ -134,7 +130,9 @@ function csvRows(item: LoadItem, out: Record<string, WriteStream>): number {
       break;
     }
     case 'reviews':
-      for (const r of item.reviews) w('reviews', [item.fragranceId, r.date, r.rating, r.text]);
+      item.dates.forEach((d, r) =>
+        w('reviews', [item.fragranceId, d, item.ratings[r]!, item.texts[r] ?? null]),
+      );
       break;
     case 'brand':
       w('brands', [item.slug, item.name, item.country, item.description]);

@@ -14,10 +14,15 @@ const isObj = isPlainObject;
 const everyStr = (list: unknown) => every(list, isStr);
 const everyObj = (list: unknown, ok: (e: Obj) => boolean) => every(list, (e) => isPlainObject(e) && ok(e));
 
-const similarEntry = (e: Obj) => isStr(e.id) && isStr(e.name) && isStr(e.brand) && isNum(e.similarityScore);
 const labelled = (e: Obj) => isStr(e.label) && isNum(e.score);
-const review = (e: Obj) =>
-  isStr(e.date) && isCalendarDay(e.date) && isNum(e.rating) && (e.text === null || isStr(e.text));
+const isDay = (x: unknown) => isStr(x) && isCalendarDay(x);
+const isText = (x: unknown) => x === null || isStr(x);
+
+/** Columns of one list (SimilarItem, ReviewsItem): each an array, all of one length. */
+function columns(...cols: [unknown, (e: unknown) => boolean][]): boolean {
+  const n = Array.isArray(cols[0]![0]) ? cols[0]![0].length : -1;
+  return cols.every(([col, ok]) => Array.isArray(col) && col.length === n && every(col, ok));
+}
 const accord = (e: Obj) => isStr(e.name) && isNum(e.strength);
 
 function profile(r: Obj): boolean {
@@ -75,10 +80,10 @@ export function surelyValid(raw: unknown): boolean {
         (raw.mode === 'replace' || raw.mode === 'prepend') &&
         isInt(raw.total) &&
         raw.total >= 0 &&
-        everyObj(raw.reviews, review)
+        columns([raw.dates, isDay], [raw.ratings, isNum], [raw.texts, isText])
       );
     case 'similar':
-      return isStr(raw.fragranceId) && everyObj(raw.entries, similarEntry);
+      return isStr(raw.fragranceId) && columns([raw.ids, isStr], [raw.scores, isNum]);
     case 'wearing':
       return wearing(raw);
     case 'fragrance':

@@ -150,9 +150,9 @@ function stageItem(
     case 'similar':
       out.stg_similar_head.add(seq, item.fragranceId);
       eachFirst(
-        item.entries,
-        (e) => e.id,
-        (e, i) => out.stg_similar.add(seq, e.id, i, e.similarityScore),
+        item.ids,
+        (id) => id,
+        (id, i) => out.stg_similar.add(seq, id, i, item.scores[i]!),
       );
       return;
     case 'wearing': {
@@ -175,9 +175,10 @@ function stageItem(
         seq,
         item.fragranceId,
         item.total,
-        item.reviews.length,
+        item.dates.length,
       );
-      for (const r of item.reviews) out.stg_review.add(seq, r.date, r.rating, r.text);
+      for (let i = 0; i < item.dates.length; i++)
+        out.stg_review.add(seq, item.dates[i]!, item.ratings[i]!, item.texts[i] ?? null);
       return;
     case 'brand':
       out.stg_brand.add(seq, item.slug, item.name, item.country, item.description);

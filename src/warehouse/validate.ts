@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isCalendarDay } from '../util/calendar-day.ts';
+import { isPlainObject } from '../util/value-checks.ts';
 import { surelyValid } from './fast-check.ts';
 import type { LoadItem, QuarantineItem } from './rows.ts';
 
@@ -20,7 +21,9 @@ const day = z
   .refine(isCalendarDay, 'expected a real calendar day');
 const instant = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'expected an ISO timestamp');
 
-const review = z.object({ date: day, rating: num, text: str.nullable() });
+/** A list's columns (SimilarItem, ReviewsItem) must line up: one value per entry in each. */
+const aligned = (...cols: unknown[][]) => cols.every((c) => c.length === cols[0]!.length);
+const misaligned = { message: 'columns differ in length' };
 
 export const ITEM = z.discriminatedUnion('kind', [
   z.object({
@@ -37,11 +40,9 @@ export const ITEM = z.discriminatedUnion('kind', [
     accords: z.array(z.object({ name: str, strength: num })),
   }),
   z.object({ kind: z.literal('fragranceSummary'), id: str, name: str, brand: str }),
-  z.object({
-    kind: z.literal('similar'),
-    fragranceId: str,
-    entries: z.array(z.object({ id: str, name: str, brand: str, similarityScore: num })),
-  }),
+  z
+    .object({ kind: z.literal('similar'), fragranceId: str, ids: z.array(str), scores: z.array(num) })
+    .refine((v) => aligned(v.ids, v.scores), misaligned),
   z.object({
     kind: z.literal('wearing'),
     fragranceId: str,
@@ -49,13 +50,17 @@ export const ITEM = z.discriminatedUnion('kind', [
     moods: z.array(z.object({ label: str, score: num })),
     occasions: z.array(z.object({ label: str, score: num })),
   }),
-  z.object({
-    kind: z.literal('reviews'),
-    fragranceId: str,
-    mode: z.enum(['replace', 'prepend']),
-    total: int.nonnegative(),
-    reviews: z.array(review),
-  }),
+  z
+    .object({
+      kind: z.literal('reviews'),
+      fragranceId: str,
+      mode: z.enum(['replace', 'prepend']),
+      total: int.nonnegative(),
+      dates: z.array(day),
+      ratings: z.array(num),
+      texts: z.array(str.nullable()),
+    })
+    .refine((v) => aligned(v.dates, v.ratings, v.texts), misaligned),
   z.object({ kind: z.literal('brand'), slug: str, name: str, country: str, description: str }),
   z.object({
     kind: z.literal('brandCatalogue'),
@@ -100,8 +105,37 @@ function keyOf(raw: unknown): string {
   return '';
 }
 
+/**
+ * Items journaled (or queued) before similar lists and reviews travelled as columns carry
+ * them as objects (`entries`, `reviews`): read as columns, so a journal left by an older
+ * version still loads. Anything malformed is left for the checks to refuse.
+ */
+function upgrade(raw: unknown): unknown {
+  if (!isPlainObject(raw)) return raw;
+  const objects = (list: unknown) => (Array.isArray(list) && list.every(isPlainObject) ? list : null);
+  if (raw.kind === 'similar' && !('ids' in raw)) {
+    const entries = objects(raw.entries);
+    if (!entries) return raw;
+    const { entries: _, ...rest } = raw;
+    return { ...rest, ids: entries.map((e) => e.id), scores: entries.map((e) => e.similarityScore) };
+  }
+  if (raw.kind === 'reviews' && !('dates' in raw)) {
+    const reviews = objects(raw.reviews);
+    if (!reviews) return raw;
+    const { reviews: _, ...rest } = raw;
+    return {
+      ...rest,
+      dates: reviews.map((r) => r.date),
+      ratings: reviews.map((r) => r.rating),
+      texts: reviews.map((r) => r.text),
+    };
+  }
+  return raw;
+}
+
 /** The item itself when valid, else a quarantine item that carries it. */
-export function checkItem(raw: unknown): LoadItem {
+export function checkItem(input: unknown): LoadItem {
+  const raw = upgrade(input);
   // The hot kinds are checked by hand first; staging reads only the schema's fields, so the
   // item itself serves as well as zod's stripped copy.
   if (surelyValid(raw)) return raw as LoadItem;

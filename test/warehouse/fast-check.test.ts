@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { surelyValid } from '../../src/warehouse/fast-check.ts';
-import type { LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
 import { ITEM, checkItem } from '../../src/warehouse/validate.ts';
 import { profile } from './fixtures.ts';
 
@@ -11,7 +11,8 @@ const samples: LoadItem[] = [
   {
     kind: 'similar',
     fragranceId: 'f1',
-    entries: [{ id: 'f2', name: 'Two', brand: 'Maison X', similarityScore: 0.8 }],
+    ids: ['f2'],
+    scores: [0.8],
   },
   {
     kind: 'wearing',
@@ -25,10 +26,10 @@ const samples: LoadItem[] = [
     fragranceId: 'f1',
     mode: 'prepend',
     total: 2,
-    reviews: [
+    ...reviewColumns([
       { date: '2024-01-02', rating: 4, text: 'Lovely' },
       { date: '2023-12-31', rating: 2.5, text: null },
-    ],
+    ]),
   },
   {
     kind: 'apiCall',
@@ -106,5 +107,54 @@ describe('fast item checks', () => {
     expect(surelyValid(new Summary())).toBe(false);
     expect(surelyValid([samples[2]])).toBe(false);
     expect(surelyValid({ ...samples[2], name: new String('n') })).toBe(false);
+  });
+
+  test('list columns of different lengths are refused by both checks', () => {
+    const similar = { kind: 'similar', fragranceId: 'f1', ids: ['f2', 'f3'], scores: [0.8] };
+    const reviews = { ...samples[5]!, texts: ['one', 'two', 'three'] };
+    for (const item of [similar, reviews]) {
+      expect(surelyValid(item)).toBe(false);
+      expect(ITEM.safeParse(item).success).toBe(false);
+      expect(checkItem(item)).toMatchObject({ kind: 'quarantine', reason: expect.stringMatching(/length/) });
+    }
+  });
+
+  test('similar lists and reviews as objects (journals of older versions) are read as columns', () => {
+    const legacySimilar = {
+      kind: 'similar',
+      fragranceId: 'f1',
+      entries: [
+        { id: 'f2', name: 'Two', brand: 'B', similarityScore: 0.8 },
+        { id: 'f3', name: 'Three', brand: 'B', similarityScore: 0.5 },
+      ],
+    };
+    expect(checkItem(legacySimilar)).toEqual({
+      kind: 'similar',
+      fragranceId: 'f1',
+      ids: ['f2', 'f3'],
+      scores: [0.8, 0.5],
+    });
+    const legacyReviews = {
+      kind: 'reviews',
+      fragranceId: 'f1',
+      mode: 'replace',
+      total: 2,
+      reviews: [
+        { date: '2024-01-02', rating: 4, text: 'Lovely' },
+        { date: '2023-12-31', rating: 2.5, text: null },
+      ],
+    };
+    expect(checkItem(legacyReviews)).toEqual({
+      kind: 'reviews',
+      fragranceId: 'f1',
+      mode: 'replace',
+      total: 2,
+      dates: ['2024-01-02', '2023-12-31'],
+      ratings: [4, 2.5],
+      texts: ['Lovely', null],
+    });
+    // A legacy list with a bad entry is still refused, not half read.
+    const bad = { ...legacySimilar, entries: [{ id: 'f2', similarityScore: 'high' }] };
+    expect(checkItem(bad).kind).toBe('quarantine');
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import type { LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import { answeredCall, batch, count, freshWarehouse, profile } from './fixtures.ts';
 
@@ -37,10 +37,8 @@ const everyKind: LoadItem[] = [
   {
     kind: 'similar',
     fragranceId: 'f1',
-    entries: [
-      { id: 'f2', name: 'Name f2', brand: 'Maison X', similarityScore: 0.8 },
-      { id: 'f3', name: 'Three', brand: 'Maison X', similarityScore: 0.5 },
-    ],
+    ids: ['f2', 'f3'],
+    scores: [0.8, 0.5],
   },
   {
     kind: 'wearing',
@@ -57,11 +55,11 @@ const everyKind: LoadItem[] = [
     fragranceId: 'f1',
     mode: 'replace',
     total: 3,
-    reviews: [
+    ...reviewColumns([
       { date: '2024-05-01', rating: 4, text: null },
       { date: '2024-05-01', rating: 4, text: null },
       { date: '2024-04-01', rating: 2, text: 'meh' },
-    ],
+    ]),
   },
   { kind: 'brand', slug: 'maison-x', name: 'Maison X', country: 'FR', description: 'old house' },
   {
@@ -227,7 +225,7 @@ describe('load', () => {
     await wh.load(
       batch([
         profile('f1', { notes: { top: ['Yuzu'], middle: [], base: [] }, accords: [] }),
-        { kind: 'similar', fragranceId: 'f1', entries: [] },
+        { kind: 'similar', fragranceId: 'f1', ids: [], scores: [] },
         { kind: 'brandCatalogue', brandSlug: 'maison-x', fragrances: [{ id: 'f9', name: 'Nine' }] },
         {
           kind: 'wearing',
@@ -250,10 +248,9 @@ describe('load', () => {
   });
 
   test('a key repeated inside one list keeps its first entry and rank', async () => {
-    const e = (id: string, score: number) => ({ id, name: id, brand: 'B', similarityScore: score });
     await wh.load(
       batch([
-        { kind: 'similar', fragranceId: 'f1', entries: [e('f2', 0.9), e('f3', 0.8), e('f2', 0.1)] },
+        { kind: 'similar', fragranceId: 'f1', ids: ['f2', 'f3', 'f2'], scores: [0.9, 0.8, 0.1] },
         {
           kind: 'wearing',
           fragranceId: 'f1',
@@ -296,8 +293,8 @@ describe('load', () => {
     await wh.load(
       batch([
         profile('f1', { notes: { top: ['Yuzu'], middle: [], base: [] } }),
-        { kind: 'similar', fragranceId: 'f1', entries: [] },
-        { kind: 'reviews', fragranceId: 'f1', mode: 'replace', total: 1, reviews: [] },
+        { kind: 'similar', fragranceId: 'f1', ids: [], scores: [] },
+        { kind: 'reviews', fragranceId: 'f1', mode: 'replace', total: 1, ...reviewColumns([]) },
       ]),
     );
     expect(await wh.query(`SELECT note FROM fragrance_notes WHERE fragrance_id = 'f1'`)).toEqual([
@@ -404,7 +401,7 @@ describe('load', () => {
       fragranceId: id,
       mode: 'replace',
       total: 1,
-      reviews: [{ date, rating: 4, text: null }],
+      ...reviewColumns([{ date, rating: 4, text: null }]),
     });
     const r = await wh.load(batch([reviews('f1', '2024-02-30'), reviews('f2', '2024-02-29')]));
     expect(r.invalidItems).toBe(1);
@@ -454,7 +451,7 @@ describe('reviews', () => {
           fragranceId: 'f1',
           mode: 'replace',
           total: 2,
-          reviews: [r('2024-01-01', 5), r('2024-01-01', 5)],
+          ...reviewColumns([r('2024-01-01', 5), r('2024-01-01', 5)]),
         },
       ]),
     );
@@ -465,7 +462,7 @@ describe('reviews', () => {
           fragranceId: 'f1',
           mode: 'replace',
           total: 3,
-          reviews: [r('2024-02-01', 1, 'x'), r('2024-01-01', 5), r('2024-01-01', 5)],
+          ...reviewColumns([r('2024-02-01', 1, 'x'), r('2024-01-01', 5), r('2024-01-01', 5)]),
         },
       ]),
     );
@@ -484,9 +481,11 @@ describe('reviews', () => {
   test('prepend adds the newest reviews once; a replay is skipped; a gap is quarantined', async () => {
     const base = { kind: 'reviews', fragranceId: 'f1' } as const;
     await wh.load(
-      batch([{ ...base, mode: 'replace', total: 2, reviews: [r('2024-01-01', 3), r('2024-01-01', 3)] }]),
+      batch([
+        { ...base, mode: 'replace', total: 2, ...reviewColumns([r('2024-01-01', 3), r('2024-01-01', 3)]) },
+      ]),
     );
-    const prepend: LoadItem = { ...base, mode: 'prepend', total: 3, reviews: [r('2024-01-02', 3)] };
+    const prepend: LoadItem = { ...base, mode: 'prepend', total: 3, ...reviewColumns([r('2024-01-02', 3)]) };
     await wh.load(batch([prepend]));
     await wh.load(batch([prepend]));
     expect(await count(wh, 'reviews')).toBe(3);
@@ -495,13 +494,13 @@ describe('reviews', () => {
     // two chained prepends in one batch
     await wh.load(
       batch([
-        { ...base, mode: 'prepend', total: 4, reviews: [r('2024-01-03', 4)] },
-        { ...base, mode: 'prepend', total: 6, reviews: [r('2024-01-04', 4), r('2024-01-04', 4)] },
+        { ...base, mode: 'prepend', total: 4, ...reviewColumns([r('2024-01-03', 4)]) },
+        { ...base, mode: 'prepend', total: 6, ...reviewColumns([r('2024-01-04', 4), r('2024-01-04', 4)]) },
       ]),
     );
     expect(await count(wh, 'reviews')).toBe(6);
 
-    await wh.load(batch([{ ...base, mode: 'prepend', total: 10, reviews: [r('2024-02-01', 1)] }]));
+    await wh.load(batch([{ ...base, mode: 'prepend', total: 10, ...reviewColumns([r('2024-02-01', 1)]) }]));
     expect(await count(wh, 'reviews')).toBe(6);
     expect((await wh.syncState()).reviewTotals.get('f1')).toBe(6);
     expect(await count(wh, 'quarantine', "key = 'f1' AND reason LIKE 'reviews prepend leaves a gap%'")).toBe(

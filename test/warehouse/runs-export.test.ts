@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
-import type { LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
 import { batch, freshWarehouse, profile } from './fixtures.ts';
 
 let wh: Warehouse;
@@ -91,10 +91,10 @@ test('Parquet export holds exactly the contract tables and columns, equal to the
           fragranceId: 'f1',
           mode: 'replace',
           total: 2,
-          reviews: [
+          ...reviewColumns([
             { date: '2024-01-01', rating: 5, text: null },
             { date: '2024-01-01', rating: 5, text: null },
-          ],
+          ]),
         },
         call('2024-03-01T00:00:00Z', 1),
       ],
