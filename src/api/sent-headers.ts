@@ -28,8 +28,8 @@ function onSendHeaders(message: unknown): void {
   try {
     callback();
   } catch {
-    // A subscriber's exception would surface as an uncaught one. A journal that cannot be
-    // written fails the result's own write moments later, which stops the run cleanly.
+    // A subscriber's exception would surface as an uncaught one. The journal's callback
+    // records a line it cannot write itself (LoadStage.failure), which stops the run cleanly.
   }
 }
 

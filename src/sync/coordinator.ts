@@ -125,6 +125,10 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       batchItems: config.loader.batchItems,
       flushMs: config.loader.flushMs,
       log: runLog,
+      // Running jobs are aborted, not left to finish: the journal cannot keep what they fetch,
+      // so each further page would only be paid for again by the next run. (After a failed
+      // warehouse write the journal still keeps results, and running jobs may finish.)
+      onJournalFailure: () => void driver?.stop(true),
     });
 
     let stop: { reason: StopReason; message: string } | null = null;

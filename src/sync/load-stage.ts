@@ -10,6 +10,12 @@ export interface LoadStageOptions {
   /** Longest wait of a partial batch, in ms. */
   flushMs: number;
   log: Logger;
+  /**
+   * Called once, at the end of the event-loop turn, when the journal first cannot be written:
+   * what is fetched from then on cannot be kept, so the caller stops paying for it at once (a
+   * job fetching many pages reports nothing until its last).
+   */
+  onJournalFailure?: (err: unknown) => void;
 }
 
 /**
@@ -134,7 +140,7 @@ export class LoadStage {
     try {
       this.journal.append(pending);
     } catch (err) {
-      this.journalError ??= err;
+      this.journalFailure(err);
       for (const w of pendingWaiters) w.reject(err);
       return;
     }
@@ -151,10 +157,30 @@ export class LoadStage {
     this.journalSent([call]);
   }
 
+  /**
+   * Never throws: it runs in undici's send path and in timers. A line that cannot be written
+   * (no room) stops the run through `failure` like a result that cannot; the request goes out
+   * all the same (its bytes follow), stays in flight here and is journaled again at the next
+   * seal, when there may be room.
+   */
   private journalSent(sent: SentCall[]): void {
-    this.journal.append(
-      JSON.stringify({ runId: this.runId, items: [], progress: [], sent } satisfies LoadEntry),
-    );
+    try {
+      this.journal.append(
+        JSON.stringify({ runId: this.runId, items: [], progress: [], sent } satisfies LoadEntry),
+      );
+    } catch (err) {
+      this.journalFailure(err);
+    }
+  }
+
+  private journalFailure(err: unknown): void {
+    if (this.journalError !== null) return;
+    this.journalError = err;
+    // Not synchronously: a request line fails inside undici's send path, before the request's
+    // bytes are written, and aborting there would cancel a request that the ledger (which
+    // journals it again at the next seal) then counts as sent.
+    const tell = this.opts.onJournalFailure;
+    if (tell) setImmediate(() => tell(err));
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   repeatBound,
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
+import type { LoadEntry } from '../../src/warehouse/rows.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 
@@ -94,6 +95,23 @@ async function outOfRoomThenResume(
     const segments = journalSegments(dbPath);
     expect(segments.length).toBeGreaterThan(0);
     for (const s of segments) expect(readFileSync(join(dirname(dbPath), s), 'utf8')).not.toContain(KEY);
+    if (!o.loadedBefore) {
+      // Requests leave with a line each; those still in flight at the end are journaled again
+      // together. A request only in that last line left after the journal was full: once the
+      // journal cannot keep what running jobs fetch, the run aborts them rather than paying for
+      // their further pages (at most the requests already leaving can be such).
+      const sentLines = segments.flatMap((s) =>
+        readFileSync(join(dirname(dbPath), s), 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => ((JSON.parse(l) as LoadEntry).sent ?? []).map((c) => c.callId))
+          .filter((ids) => ids.length > 0),
+      );
+      const leaving = new Set(sentLines.filter((ids) => ids.length === 1).flat());
+      const after = sentLines.flat().filter((id) => !leaving.has(id));
+      expect(new Set(sentLines.flat()).size).toBe(paidBeforeFull);
+      expect(after.length).toBeLessThanOrEqual(CONCURRENCY);
+    }
     if (o.loadedBefore) {
       // The failure came after committed batches: the file that failed once opens again.
       const [row] = await queryWarehouse<{ n: number }>(

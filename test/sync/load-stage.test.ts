@@ -5,6 +5,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import { LoadStage } from '../../src/sync/load-stage.ts';
 import type { ApiCallItem, LoadEntry, SentCall } from '../../src/warehouse/rows.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { runUnderFileLimit } from '../helpers/sync-process.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 let dir: { path: string; cleanup(): Promise<void> };
@@ -94,4 +95,48 @@ test("the results of one event-loop turn are journaled together, before any job'
     3,
   );
   await wh.close();
+});
+
+test('a request line the journal has no room for stops the run through `failure`, without throwing', async () => {
+  // Under a 4 KiB file-size limit: the sent lines fill the open segment. The warehouse is
+  // never reached (no batch is due), so the child opens none.
+  const r = await runUnderFileLimit(
+    4,
+    `import pino from 'pino';
+     import { LoadStage } from './src/sync/load-stage.ts';
+     let told = 0;
+     const load = new LoadStage({}, ${JSON.stringify(`${dir.path}/w.duckdb`)}, 'r1', {
+       batchItems: 1e9, flushMs: 1e9, log: pino({ level: 'silent' }), onJournalFailure: () => told++,
+     });
+     let sent = 0;
+     let threw = null;
+     const send = () => load.sent({ callId: 'c-' + sent, at: '2026-01-01T00:00:01.000Z', method: 'GET',
+       endpoint: '/v1/fragrances/' + 'x'.repeat(400), costCents: 1 });
+     try {
+       for (; sent < 100 && !load.failure; sent++) send();
+       for (let more = 0; more < 5; more++) send(); // still full: nothing thrown, told once
+     } catch (err) {
+       threw = String(err);
+     }
+     const toldAtOnce = told;
+     await new Promise((r) => setImmediate(r));
+     console.log(JSON.stringify({ sent, threw, code: load.failure?.code, toldAtOnce, told }));
+     process.exit(0);`,
+  );
+  expect(r.code, r.stderr).toBe(0);
+  const out = JSON.parse(r.stdout) as {
+    sent: number;
+    threw: string | null;
+    code?: string;
+    toldAtOnce: number;
+    told: number;
+  };
+  expect(out.threw).toBeNull();
+  expect(out.code).toBe('DISK_FULL');
+  // Told once, after the turn: the request whose line failed is still sent, not cancelled.
+  expect(out.toldAtOnce).toBe(0);
+  expect(out.told).toBe(1);
+  // 4 KiB hold a few lines of about 500 bytes: the failure is seen at once, not lines later.
+  expect(out.sent).toBeGreaterThan(3);
+  expect(out.sent).toBeLessThan(12);
 });
