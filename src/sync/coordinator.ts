@@ -128,7 +128,8 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       // Running jobs are aborted, not left to finish: the journal cannot keep what they fetch,
       // so each further page would only be paid for again by the next run. (After a failed
       // warehouse write the journal still keeps results, and running jobs may finish.)
-      onJournalFailure: () => void driver?.stop(true),
+      onJournalFailure: () =>
+        void driver?.stop(true).catch((err: unknown) => runLog.warn({ err }, 'stopping the jobs failed')),
     });
 
     let stop: { reason: StopReason; message: string } | null = null;
