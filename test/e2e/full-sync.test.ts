@@ -1,11 +1,20 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator, SimulatorVariant } from '../../src/simulator/types.ts';
+import type { SyncSummary } from '../../src/sync/summary.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
 import { runTestSync } from '../helpers/sync.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
+import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
+
+/**
+ * The issue's "done when", for each driver: a full sync of a generated catalogue gives every
+ * contract table exactly the service's ground truth, and api_calls exactly its ledger; with
+ * 5% injected faults too, and against other legal readings of the spec. With BullMQ, two
+ * `fragsync worker` processes share the work with the sync's own worker.
+ */
 
 let dir: { path: string; cleanup(): Promise<void> };
 beforeAll(async () => {
@@ -37,11 +46,75 @@ async function quarantined(dbPath: string): Promise<number> {
   }
 }
 
-describe('full sync, in-process driver', () => {
+interface Driver {
+  name: string;
+  /** One full sync of `sim` into `dbPath` with this driver. */
+  sync(sim: Simulator, dbPath: string, flags?: Record<string, string>): Promise<SyncSummary>;
+}
+
+const inProcess: Driver = {
+  name: 'in-process driver',
+  sync: (sim, dbPath, flags = {}) => runTestSync({ baseUrl: sim.url, dbPath, flags }),
+};
+
+const bullmq: Driver = {
+  name: 'BullMQ driver with two worker processes',
+  async sync(sim, dbPath, flags = {}) {
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('fullsync');
+    const workers = [await startWorker(redisUrl, prefix), await startWorker(redisUrl, prefix)];
+    try {
+      const summary = await runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        flags: { ...flags, redis: redisUrl, 'queue-prefix': prefix },
+      });
+      await Promise.all(workers.map((w) => w.stop()));
+      // Both worker processes took part.
+      expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
+      return summary;
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await cleanPrefix(redisUrl, prefix);
+    }
+  },
+};
+
+/** Two other legal readings of the spec, apart from the simulator's defaults. */
+const VARIANTS: { name: string; variant: Partial<SimulatorVariant>; billed: boolean }[] = [
+  {
+    name: 'opaque ids, text errors, extra fields, reversed lists, unbilled failures',
+    variant: {
+      idStyle: 'opaque',
+      errorBody: 'text',
+      extraFields: true,
+      listOrder: 'reverse',
+      billFailedCalls: false,
+      bad400Code: 'VALIDATION_ERROR',
+    },
+    billed: false,
+  },
+  {
+    name: 'slug ids, JSON errors, extra fields, shuffled lists, billed failures',
+    variant: {
+      idStyle: 'slug',
+      errorBody: 'json',
+      extraFields: true,
+      listOrder: 'shuffled',
+      billFailedCalls: true,
+      bad400Code: 'BAD_REQUEST',
+    },
+    billed: true,
+  },
+];
+
+describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
+  const file = (name: string) => join(dir.path, `${driver === bullmq ? 'bullmq' : 'memory'}-${name}.duckdb`);
+
   it('mirrors the catalogue exactly, at the minimum cost, with a ledger equal to the service', async () => {
     await withSim({ fragrances: 150 }, async (sim) => {
-      const dbPath = join(dir.path, 'plain.duckdb');
-      const summary = await runTestSync({ baseUrl: sim.url, dbPath });
+      const dbPath = file('plain');
+      const summary = await driver.sync(sim, dbPath);
       expect(summary.status).toBe('completed');
       const truth = sim.groundTruth();
       expect(diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate))).toEqual({});
@@ -58,8 +131,8 @@ describe('full sync, in-process driver', () => {
   it('stays exact with 5% injected faults: 500s, connection resets, truncated bodies', async () => {
     await withSim({ fragrances: 120 }, async (sim) => {
       sim.setFaults({ errorRate: 0.02, resetRate: 0.02, truncateRate: 0.01 });
-      const dbPath = join(dir.path, 'faults.duckdb');
-      const summary = await runTestSync({ baseUrl: sim.url, dbPath, flags: { concurrency: '16' } });
+      const dbPath = file('faults');
+      const summary = await driver.sync(sim, dbPath, { concurrency: '16' });
       expect(summary.status).toBe('completed');
       const truth = sim.groundTruth();
       expect(diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate))).toEqual({});
@@ -72,32 +145,29 @@ describe('full sync, in-process driver', () => {
     });
   });
 
-  it('is exact against another legal reading: opaque ids, text errors, extra fields, reversed lists, unbilled failures', async () => {
-    const variant: Partial<SimulatorVariant> = {
-      idStyle: 'opaque',
-      errorBody: 'text',
-      extraFields: true,
-      listOrder: 'reverse',
-      billFailedCalls: false,
-      bad400Code: 'VALIDATION_ERROR',
-    };
+  it.each(VARIANTS)('is exact against another legal reading: $name', async ({ name, variant, billed }) => {
     await withSim({ fragrances: 100, variant }, async (sim) => {
       sim.setFaults({ errorRate: 0.03 });
-      const dbPath = join(dir.path, 'variant.duckdb');
-      const summary = await runTestSync({ baseUrl: sim.url, dbPath });
+      const dbPath = file(`variant-${VARIANTS.findIndex((v) => v.name === name)}`);
+      const summary = await driver.sync(sim, dbPath);
       expect(summary.status).toBe('completed');
       const truth = sim.groundTruth();
       expect(diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate))).toEqual({});
       const ledger = sim.ledger();
       const wh = await Warehouse.open(dbPath, { readOnly: true });
-      const [ok] = await wh.query<{ cents: number; calls: number }>(
-        'SELECT sum(cost_cents)::INTEGER AS cents, count(*)::INTEGER AS calls FROM api_calls WHERE status = 200',
+      const [ok] = await wh.query<{ cents: number }>(
+        'SELECT sum(cost_cents)::INTEGER AS cents FROM api_calls WHERE status = 200',
       );
-      const [all] = await wh.query<{ calls: number }>('SELECT count(*)::INTEGER AS calls FROM api_calls');
+      const [all] = await wh.query<{ cents: number; calls: number; failed: number }>(
+        `SELECT sum(cost_cents)::INTEGER AS cents, count(*)::INTEGER AS calls,
+           count(*) FILTER (WHERE status <> 200)::INTEGER AS failed FROM api_calls`,
+      );
       await wh.close();
       expect(Number(all?.calls)).toBe(ledger.calls);
-      // Failed calls are not billed by this service: only the 200s are.
-      expect(Number(ok?.cents)).toBe(ledger.cents);
+      expect(Number(all?.failed)).toBeGreaterThan(0);
+      // A service that bills failed calls bills every row; one that does not, only the 200s.
+      expect(Number(billed ? all?.cents : ok?.cents)).toBe(ledger.cents);
+      expect(await quarantined(dbPath)).toBe(0);
     });
   });
 });
