@@ -3,10 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { deletePrefix } from './redis-server.ts';
 
-/**
- * Real fragsync processes for end-to-end tests (the same as in test/e2e/bullmq-sync.test.ts,
- * which cannot be imported from: importing a test file runs its tests too).
- */
+/** Real `fragsync worker` processes for end-to-end tests. */
 export const BIN = fileURLToPath(new URL('../../bin/fragsync.js', import.meta.url));
 
 export interface WorkerProc {
