@@ -1,8 +1,8 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { isFragsyncError } from '../src/errors.ts';
-import { reviewColumns, type LoadItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, similarColumns, type LoadItem } from '../src/warehouse/rows.ts';
 import { fragranceReviews } from './fragrance-reviews.ts';
-import { fragranceSimilar, similarColumns } from './fragrance-similar.ts';
+import { fragranceSimilar } from './fragrance-similar.ts';
 import { named, fetched } from './guard.ts';
 import type { JobResult, Processor } from './types.ts';
 

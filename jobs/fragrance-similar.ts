@@ -1,14 +1,7 @@
 import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
 import { named, fetched, guarded } from './guard.ts';
-import type { SimilarItem } from '../src/warehouse/rows.ts';
+import { similarColumns } from '../src/warehouse/rows.ts';
 import type { Processor } from './types.ts';
-
-/** A similar list as the item's columns: the entries' names and brands are not kept. */
-export function similarColumns(
-  entries: readonly { id: string; similarityScore: number }[],
-): Pick<SimilarItem, 'ids' | 'scores'> {
-  return { ids: entries.map((e) => e.id), scores: entries.map((e) => e.similarityScore) };
-}
 
 /** The whole similar list in one 2-cent call: the API's largest limit (50) is the contract's default. */
 export const fragranceSimilar: Processor<'fragranceSimilar'> = (ctx, { id }) =>

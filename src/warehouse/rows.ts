@@ -78,6 +78,13 @@ export interface ReviewsItem {
   texts: (string | null)[];
 }
 
+/** A similar list as the item's columns: the entries' names and brands are not kept. */
+export function similarColumns(
+  entries: readonly { id: string; similarityScore: number }[],
+): Pick<SimilarItem, 'ids' | 'scores'> {
+  return { ids: entries.map((e) => e.id), scores: entries.map((e) => e.similarityScore) };
+}
+
 /** Reviews as columns (ReviewsItem's fields). */
 export function reviewColumns(reviews: readonly Review[]): Pick<ReviewsItem, 'dates' | 'ratings' | 'texts'> {
   return {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isCalendarDay } from '../util/calendar-day.ts';
 import { isPlainObject } from '../util/value-checks.ts';
 import { surelyValid } from './fast-check.ts';
-import type { LoadItem, QuarantineItem } from './rows.ts';
+import { reviewColumns, similarColumns, type LoadItem, type QuarantineItem } from './rows.ts';
 
 /**
  * Items cross a process boundary (a Redis queue) before they reach the loader, so they are
@@ -112,23 +112,19 @@ function keyOf(raw: unknown): string {
  */
 function upgrade(raw: unknown): unknown {
   if (!isPlainObject(raw)) return raw;
+  // Entries are read as the columns whatever their fields hold; the checks refuse bad values.
   const objects = (list: unknown) => (Array.isArray(list) && list.every(isPlainObject) ? list : null);
   if (raw.kind === 'similar' && !('ids' in raw)) {
-    const entries = objects(raw.entries);
+    const entries = objects(raw.entries) as Parameters<typeof similarColumns>[0] | null;
     if (!entries) return raw;
     const { entries: _, ...rest } = raw;
-    return { ...rest, ids: entries.map((e) => e.id), scores: entries.map((e) => e.similarityScore) };
+    return { ...rest, ...similarColumns(entries) };
   }
   if (raw.kind === 'reviews' && !('dates' in raw)) {
-    const reviews = objects(raw.reviews);
+    const reviews = objects(raw.reviews) as Parameters<typeof reviewColumns>[0] | null;
     if (!reviews) return raw;
     const { reviews: _, ...rest } = raw;
-    return {
-      ...rest,
-      dates: reviews.map((r) => r.date),
-      ratings: reviews.map((r) => r.rating),
-      texts: reviews.map((r) => r.text),
-    };
+    return { ...rest, ...reviewColumns(reviews) };
   }
   return raw;
 }
