@@ -3,13 +3,19 @@
  * from every list), score moves, new reviews on the top of some review lists, reshuffled
  * charts and one new dated chart. Deterministic per (seed, catalogue version).
  */
-import type { Catalogue } from './catalogue.ts';
 import { buildCharts } from './charts.ts';
 import { addFragrance, type GenContext } from './generate.ts';
-import type { FragranceRec } from './model.ts';
+import type { CatalogueData, FragranceRec } from './model.ts';
 import { int, isoDate, mix, mulberry32, round } from './prng.ts';
 
-export function applyChurn(cat: Catalogue, ctx: GenContext, day: number): FragranceRec[] {
+/** What a day of churn changes: the catalogue's data, and reviews through its cache. */
+export interface Churnable {
+  readonly data: CatalogueData;
+  readonly version: number;
+  addReviews(f: FragranceRec, count: number, date: string): void;
+}
+
+export function applyChurn(cat: Churnable, ctx: GenContext, day: number): FragranceRec[] {
   const data = cat.data;
   const rng = mulberry32(mix(data.seed, cat.version, 31337));
   const liveCount = (): number => data.fragrances.reduce((n, f) => n + (f.removed ? 0 : 1), 0);

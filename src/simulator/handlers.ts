@@ -2,7 +2,7 @@
  * One handler per endpoint of the price table. Handlers validate parameters against the
  * spec's bounds, then build the response from the catalogue's cached views in O(page).
  */
-import type { EndpointName } from '../api/endpoints.ts';
+import type { SimEndpoint } from './price-table.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { FragranceRec } from './model.ts';
 import { round } from './prng.ts';
@@ -91,7 +91,7 @@ function compare(input: HandlerInput) {
   };
 }
 
-export const HANDLERS: Record<EndpointName, Handler> = {
+export const HANDLERS: Record<SimEndpoint, Handler> = {
   search(input) {
     const q = input.query.get('q') ?? '';
     if (q.trim().length < 2) throw new ApiError(400, 'INVALID_QUERY', "'q' must be at least 2 characters.");

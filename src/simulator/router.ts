@@ -3,18 +3,17 @@
  * (`brand/fragrance`), so the fragrance routes take every segment between `/v1/fragrances/`
  * and an optional trailing sub-resource as the id; each segment is percent-decoded on its own.
  */
-import type { EndpointName } from '../api/endpoints.ts';
+import type { SimEndpoint } from './price-table.ts';
 
 export interface RouteMatch {
-  name: EndpointName;
+  name: SimEndpoint;
   /** The fragrance id or the slug of the addressed resource, decoded. */
   key: string;
 }
 
-export type RouteResult =
-  RouteMatch | { error: 'not-found' | 'bad-encoding' | 'method'; name?: EndpointName };
+export type RouteResult = RouteMatch | { error: 'not-found' | 'bad-encoding' | 'method'; name?: SimEndpoint };
 
-const FRAGRANCE_SUBS: Record<string, EndpointName> = {
+const FRAGRANCE_SUBS: Record<string, SimEndpoint> = {
   reviews: 'getReviews',
   similar: 'getSimilar',
   'wearing-stats': 'getWearingStats',
@@ -29,7 +28,7 @@ function decode(segments: string[]): string[] | undefined {
   }
 }
 
-function check(method: string, name: EndpointName, key = ''): RouteResult {
+function check(method: string, name: SimEndpoint, key = ''): RouteResult {
   const post = name === 'batch' || name === 'enrich';
   if ((method === 'POST') !== post) return { error: 'method', name };
   return { name, key };

@@ -12,7 +12,7 @@
  * Checks run in that order: (latency,) key, quota, balance, reset/500 faults, handler.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ENDPOINTS } from '../api/endpoints.ts';
+import { PRICE_TABLE } from './price-table.ts';
 import type { Account, CallLedger, ServiceClock } from './account.ts';
 import type { Catalogue } from './catalogue.ts';
 import { HANDLERS } from './handlers.ts';
@@ -121,8 +121,8 @@ export async function handleV1(
   const method = req.method ?? 'GET';
   const r = route(method, path);
   const name = r.name;
-  const template = name ? ENDPOINTS[name].template : '(unmatched)';
-  const price = name ? ENDPOINTS[name].costCents : 0;
+  const template = name ? PRICE_TABLE[name].path : '(unmatched)';
+  const price = name ? PRICE_TABLE[name].costCents : 0;
   const rawBody = method === 'POST' ? await readBody(req) : '';
   const { account, ledger, faults } = state;
   // Latency comes before the checks, so checking and billing stay one synchronous step and
