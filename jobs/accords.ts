@@ -1,5 +1,5 @@
-import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import type { AccordItem } from '../src/warehouse/rows.ts';
+import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
+import type { AccordItem } from '../src/domain/items.ts';
 import { named } from './guard.ts';
 import type { Processor } from './types.ts';
 

@@ -1,6 +1,6 @@
-import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { isFragsyncError } from '../src/errors.ts';
-import { reviewColumns, similarColumns, type LoadItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, similarColumns, type LoadItem } from '../src/domain/items.ts';
 import { fragranceReviews } from './fragrance-reviews.ts';
 import { fragranceSimilar } from './fragrance-similar.ts';
 import { named, fetched } from './guard.ts';

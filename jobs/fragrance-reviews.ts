@@ -1,5 +1,5 @@
-import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
-import { reviewColumns, type Review, type ReviewsItem } from '../src/warehouse/rows.ts';
+import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
+import { reviewColumns, type Review, type ReviewsItem } from '../src/domain/items.ts';
 import { fetched, guarded } from './guard.ts';
 import type { JobContext, Processor } from './types.ts';
 

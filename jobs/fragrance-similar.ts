@@ -1,6 +1,6 @@
-import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { named, fetched, guarded } from './guard.ts';
-import { similarColumns } from '../src/warehouse/rows.ts';
+import { similarColumns } from '../src/domain/items.ts';
 import type { Processor } from './types.ts';
 
 /** The whole similar list in one 2-cent call: the API's largest limit (50) is the contract's default. */

@@ -1,5 +1,5 @@
 import { isFragsyncError, ResponseInvalidError } from '../src/errors.ts';
-import type { EntityKind } from '../src/warehouse/state-types.ts';
+import type { EntityKind } from '../src/domain/entities.ts';
 import type { JobResult, NamedMark } from './types.ts';
 import { emptyResult } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { MAX_PAGE_SIZE } from '../src/api/endpoints.ts';
+import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { named } from './guard.ts';
 import { job, PRIORITY, withPass } from './job-id.ts';
 import type { Processor } from './types.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { FragranceClient } from '../src/api/client.ts';
-import type { LoadItem, ProgressMark } from '../src/warehouse/rows.ts';
-import type { EntityKind } from '../src/warehouse/state-types.ts';
+import type { LoadItem, ProgressMark } from '../src/domain/items.ts';
+import type { EntityKind } from '../src/domain/entities.ts';
 
 /**
  * Entities a response names, one mark per list (a similar list names 50 fragrances, a 20k

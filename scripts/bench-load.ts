@@ -10,7 +10,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reviewColumns, type LoadItem } from '../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../src/domain/items.ts';
 import { Warehouse } from '../src/warehouse/warehouse.ts';
 
 const FRAGRANCES = Number(process.env.BENCH_FRAGRANCES ?? 120_000);

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ErrorContext } from '../errors.ts';
-import type { Governor } from '../governor/types.ts';
-import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
-import type { EndpointName } from './endpoints.ts';
+import type { ApiCallItem, SentCall } from '../domain/calls.ts';
+import type { EndpointName } from '../domain/endpoints.ts';
 import { Transport } from './http.ts';
 import * as P from './params.ts';
 import { buildPath } from './paths.ts';
-import { performCall, type ApiResponse, type CallerDeps } from './request.ts';
+import { performCall, type ApiResponse, type CallAdmission, type CallerDeps } from './request.ts';
 import * as S from './schemas.ts';
 
 export type { ApiResponse } from './request.ts';
@@ -15,8 +14,8 @@ export type { ApiResponse } from './request.ts';
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** When set, every attempt asks governor.admit first and settles (or releases) after. */
-  governor?: Governor;
+  /** When set, every attempt is admitted first and settled (or released) after: the governor. */
+  admission?: CallAdmission;
   /** Called once per HTTP attempt that reached the wire, retries and failures included. */
   onCall?: (call: ApiCallItem) => void;
   /** Called when an attempt's headers are written, before its answer (see CallerDeps.onSent). */
@@ -57,7 +56,7 @@ export class FragranceClient {
     this.deps = {
       transport,
       apiKey: opts.apiKey,
-      governor: opts.governor,
+      admission: opts.admission,
       onCall: opts.onCall,
       onSent: opts.onSent,
       logger: opts.logger?.child({ component: 'api' }),
@@ -68,7 +67,7 @@ export class FragranceClient {
   }
 
   /**
-   * The same client (its connections, governor, retries) whose calls go to `onCall` instead:
+   * The same client (its connections, admission, retries) whose calls go to `onCall` instead:
    * one per job attempt, so each request's ledger row travels with the attempt that sent it,
    * even a failed one. (AsyncLocalStorage did this before; it put async hooks on every
    * promise of the process, a few percent of the fetching thread.) With `onSent`, the

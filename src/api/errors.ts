@@ -1,6 +1,6 @@
 import { FragsyncError, type ErrorCode, type ErrorContext } from '../errors.ts';
-import type { RateLimitInfo } from '../governor/types.ts';
-import { ENDPOINTS, type EndpointName } from './endpoints.ts';
+import type { RateLimitInfo } from '../domain/calls.ts';
+import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import { nextUtcMidnight, parseResetFromMessage } from './rate-limit.ts';
 
 /** Non-envelope bodies are kept for diagnosis, but only this much of them. */

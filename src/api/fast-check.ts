@@ -9,7 +9,7 @@
  */
 import { isCalendarDay } from '../util/calendar-day.ts';
 import { every, isPlainObject, isStr, type Obj } from '../util/value-checks.ts';
-import type { EndpointName } from './endpoints.ts';
+import type { EndpointName } from '../domain/endpoints.ts';
 
 /** A plain object with exactly `n` own keys (the caller checks each of them). */
 function exact(x: unknown, n: number): x is Obj {

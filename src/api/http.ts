@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import { parseRateLimit, type HeaderBag } from './rate-limit.ts';
 import { CALL_ID_HEADER, whenSent } from './sent-headers.ts';
-import type { RateLimitInfo } from '../governor/types.ts';
+import type { RateLimitInfo } from '../domain/calls.ts';
 
 /**
  * One HTTP attempt over a keep-alive undici Pool, classified by how far it got. Retries are

@@ -1,5 +1,5 @@
 import { RequestInvalidError } from '../errors.ts';
-import { ENDPOINTS, MAX_PAGE_SIZE, type EndpointName } from './endpoints.ts';
+import { ENDPOINTS, MAX_PAGE_SIZE, type EndpointName } from '../domain/endpoints.ts';
 
 /**
  * Parameter checks from the spec's "Parameter bounds", applied before anything is sent:

@@ -1,5 +1,5 @@
 import { RequestInvalidError } from '../errors.ts';
-import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from './endpoints.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 
 /**
  * Identifiers are data, never path syntax. Every segment goes through encodeURIComponent,

@@ -1,4 +1,4 @@
-import type { RateLimitInfo } from '../governor/types.ts';
+import type { RateLimitInfo } from '../domain/calls.ts';
 
 /** Headers as undici hands them over: names lower-cased, a value may repeat. */
 export type HeaderBag = Record<string, string | string[] | undefined>;

@@ -7,9 +7,15 @@ import {
   ResponseInvalidError,
   type ErrorContext,
 } from '../errors.ts';
-import type { CallTicket, Governor, RateLimitInfo } from '../governor/types.ts';
-import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
-import { ENDPOINTS, type EndpointName } from './endpoints.ts';
+import type {
+  Admission,
+  ApiCallItem,
+  CallOutcome,
+  CallTicket,
+  RateLimitInfo,
+  SentCall,
+} from '../domain/calls.ts';
+import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import { ApiError, errorForStatus, isRetryableStatus, parseErrorBody, redact } from './errors.ts';
 import type { AttemptResult, Transport } from './http.ts';
 import { surelyExact } from './fast-check.ts';
@@ -22,10 +28,21 @@ export interface ApiResponse<T> {
   endpoint: EndpointName;
 }
 
+/**
+ * The client's port to whatever rations paid calls (the governor, which fits it without
+ * knowing the client): every attempt is admitted first, then settled with what its answer
+ * said about the quota, or released when nothing was sent.
+ */
+export interface CallAdmission {
+  admit(endpoint: EndpointName): Promise<Admission>;
+  settle(ticket: CallTicket, outcome: CallOutcome): Promise<void>;
+  release(ticket: CallTicket): Promise<void>;
+}
+
 export interface CallerDeps {
   transport: Transport;
   apiKey: string;
-  governor?: Governor;
+  admission?: CallAdmission;
   onCall?: (call: ApiCallItem) => void;
   /**
    * Called the moment an attempt's headers go onto the wire, before any answer (the journal
@@ -80,10 +97,14 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, random
 }
 
 /** Ask until admitted; 'busy' only means other calls hold the headroom for a moment. */
-async function admit(governor: Governor, endpoint: EndpointName, signal?: AbortSignal): Promise<CallTicket> {
+async function admit(
+  admission: CallAdmission,
+  endpoint: EndpointName,
+  signal?: AbortSignal,
+): Promise<CallTicket> {
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
-    const a = await governor.admit(endpoint);
+    const a = await admission.admit(endpoint);
     if (a.ok) return a.ticket;
     const context = { endpoint: ENDPOINTS[endpoint].template, reason: a.reason };
     if (a.reason === 'busy') {
@@ -191,9 +212,9 @@ export async function performCall<T>(
 ): Promise<ApiResponse<T>> {
   const { method, template, costCents } = ENDPOINTS[spec.endpoint];
   for (let attempt = 0; ; attempt++) {
-    const ticket = deps.governor ? await admit(deps.governor, spec.endpoint, signal) : null;
+    const ticket = deps.admission ? await admit(deps.admission, spec.endpoint, signal) : null;
     if (signal?.aborted) {
-      if (ticket) await deps.governor!.release(ticket);
+      if (ticket) await deps.admission!.release(ticket);
       throw abortReason(signal);
     }
     const startedAt = new Date();
@@ -217,7 +238,7 @@ export async function performCall<T>(
     let outcome: Interpreted<T>;
     if (r.kind === 'notSent') {
       // Nothing left this machine: no quota used, nothing billed, so no ledger row.
-      if (ticket) await deps.governor!.release(ticket);
+      if (ticket) await deps.admission!.release(ticket);
       const message = `connection failed before sending (${errorCode(r.error)})${describeContext(spec.context)}`;
       const error = new ApiError({
         endpoint: spec.endpoint,
@@ -234,7 +255,7 @@ export async function performCall<T>(
       const status = r.kind === 'noResponse' ? 0 : r.status;
       const rateLimit = r.kind === 'noResponse' ? EMPTY_RATE_LIMIT : r.rateLimit;
       try {
-        if (ticket) await deps.governor!.settle(ticket, { status, rateLimit });
+        if (ticket) await deps.admission!.settle(ticket, { status, rateLimit });
       } finally {
         deps.onCall?.({
           kind: 'apiCall',

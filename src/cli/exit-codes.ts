@@ -1,3 +1,5 @@
+import type { RunStatus } from '../domain/run.ts';
+
 /** Distinct, documented exit codes (README "Exit codes"). Cron wrappers rely on them. */
 export const EXIT = {
   /** The run completed. */
@@ -23,3 +25,20 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Each cause a run ends with (src/domain/run.ts), as the number cron wrappers see. */
+const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
+  completed: EXIT.ok,
+  running: EXIT.unexpected,
+  budget_exhausted: EXIT.budgetExhausted,
+  payment_required: EXIT.paymentRequired,
+  quota_exhausted: EXIT.quotaExhausted,
+  unauthorized: EXIT.unauthorized,
+  failed: EXIT.apiUnavailable,
+  interrupted: EXIT.unexpected,
+};
+
+/** The exit code for the cause a sync run ended with. */
+export function exitCodeFor(status: RunStatus): ExitCode {
+  return EXIT_BY_STATUS[status];
+}

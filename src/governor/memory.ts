@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ENDPOINTS, type EndpointName } from '../api/endpoints.ts';
+import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import {
   DAY_MS,
   checkDay,
@@ -12,14 +12,8 @@ import {
   reserveFor,
   utcDay,
 } from './policy.ts';
-import type {
-  Admission,
-  CallOutcome,
-  CallTicket,
-  Governor,
-  GovernorLimits,
-  GovernorStatus,
-} from './types.ts';
+import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
+import type { Admission, CallOutcome, CallTicket } from '../domain/calls.ts';
 
 export interface MemoryGovernorOptions {
   now?: () => number;

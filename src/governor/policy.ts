@@ -1,5 +1,6 @@
 import { FragsyncError } from '../errors.ts';
-import type { Admission, GovernorLimits, RefusalReason } from './types.ts';
+import type { GovernorLimits } from './types.ts';
+import type { Admission, RefusalReason } from '../domain/calls.ts';
 
 /**
  * Rules shared by the in-memory and the Redis governor (the Lua scripts repeat the numeric

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ENDPOINTS } from '../api/endpoints.ts';
+import { ENDPOINTS } from '../domain/endpoints.ts';
 import { FragsyncError } from '../errors.ts';
 import { DEFAULT_TICKET_TTL_MS, checkDay, drawJitterMs, offsetFrom, refusal, reserveFor } from './policy.ts';
-import type { Admission, Governor, GovernorLimits, GovernorStatus, RefusalReason } from './types.ts';
+import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
+import type { Admission, RefusalReason } from '../domain/calls.ts';
 
 export interface RedisGovernorOptions {
   /** Every key lives under `${prefix}:gov:`. */

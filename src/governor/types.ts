@@ -1,44 +1,5 @@
-import type { EndpointName } from '../api/endpoints.ts';
-
-/** What one response said about the account's quota (all from X-RateLimit-* and Date headers). */
-export interface RateLimitInfo {
-  /** X-RateLimit-Limit, the account's daily allowance. */
-  limit: number | null;
-  /** X-RateLimit-Remaining. */
-  remaining: number | null;
-  /** X-RateLimit-Reset as a Date (or the timestamp in a 429 message when the header is absent). */
-  resetAt: Date | null;
-  /** The service's clock from the Date header, to correct for local clock skew. */
-  serverDate: Date | null;
-}
-
-/** A reserved call: one quota unit and its cents, held until settled. */
-export interface CallTicket {
-  id: string;
-  endpoint: EndpointName;
-  costCents: number;
-}
-
-export type RefusalReason =
-  /** Paused (429 seen or remaining at the reserve) until `until`. */
-  | 'paused'
-  /** Other calls in flight already hold what remains above the reserve; retry shortly. */
-  | 'busy'
-  /** Admitting would exceed the per-run cent cap. */
-  | 'run_budget'
-  /** Admitting would exceed the per-day cent cap. */
-  | 'day_budget';
-
-export type Admission =
-  | { ok: true; ticket: CallTicket }
-  | { ok: false; reason: RefusalReason; until: Date | null; message: string };
-
-/** How a call ended, for reconciliation. */
-export interface CallOutcome {
-  /** HTTP status; 0 when no response arrived. */
-  status: number;
-  rateLimit: RateLimitInfo;
-}
+import type { Admission, CallOutcome, CallTicket } from '../domain/calls.ts';
+import type { EndpointName } from '../domain/endpoints.ts';
 
 export interface GovernorStatus {
   limit: number | null;

@@ -1,8 +1,8 @@
-import { ENDPOINTS, MAX_PAGE_SIZE, QUOTA_UNITS_PER_CALL, type EndpointName } from '../api/endpoints.ts';
+import { ENDPOINTS, MAX_PAGE_SIZE, QUOTA_UNITS_PER_CALL, type EndpointName } from '../domain/endpoints.ts';
 import type { DatasetsConfig, Objective } from '../config/index.ts';
 
 /**
- * What a sync costs, from the price table (src/api/endpoints.ts) and the spec's page sizes.
+ * What a sync costs, from the price table (src/domain/endpoints.ts) and the spec's page sizes.
  * Pure functions, no I/O. The derivation and the formula of the minimum are in
  * docs/cost-model.md; keep the two in step.
  */

@@ -1,4 +1,4 @@
-import { ENDPOINT_NAMES, ENDPOINTS } from '../api/endpoints.ts';
+import { ENDPOINT_NAMES, ENDPOINTS } from '../domain/endpoints.ts';
 import type { Cost } from './cost-model.ts';
 import type { Fit, Plan } from './plan.ts';
 

@@ -3,8 +3,6 @@ import type { SyncState } from '../warehouse/state-types.ts';
 import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
 import { owedWork } from './owed.ts';
 
-export { formatPlan } from './format.ts';
-
 /**
  * lowerBound: some catalogue sizes are unknown (an empty warehouse): only the first pages of
  * those walks are counted. fullCycle: a new cycle, sized from earlier runs. openCycle: what is

@@ -1,5 +1,5 @@
 import { isFragsyncError, oneLine } from '../errors.ts';
-import type { StopReason } from './types.ts';
+import type { StopReason } from '../domain/run.ts';
 
 /**
  * The one place where errors become queue actions:

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { runJob } from '../../jobs/index.ts';
 import type { JobContext, JobSettings } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
-import type { ApiCallItem } from '../warehouse/rows.ts';
+import type { ApiCallItem } from '../domain/calls.ts';
 import { decide, type ErrorAction } from './error-policy.ts';
 import type { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError } from '../errors.ts';
-import type { ApiCallItem, LoadEntry, SentCall } from '../warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../domain/calls.ts';
+import type { LoadEntry } from '../domain/items.ts';
 import { readCalls, unansweredRows } from '../warehouse/sent-calls.ts';
 import { claimDeadSpools, openSpools, spoolToken } from './spool-file.ts';
 

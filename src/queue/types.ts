@@ -1,8 +1,6 @@
 import type { JobResult, JobSpec } from '../../jobs/types.ts';
-import type { ApiCallItem } from '../warehouse/rows.ts';
-
-/** Why a run stops before its work is done. */
-export type StopReason = 'budget_exhausted' | 'payment_required' | 'unauthorized' | 'quota_exhausted';
+import type { StopReason } from '../domain/run.ts';
+import type { ApiCallItem } from '../domain/calls.ts';
 
 /** A job as it travels: its content-derived id, the run that enqueued it, and its spec. */
 export interface QueuedJob {

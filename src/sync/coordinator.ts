@@ -6,15 +6,16 @@ import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { Governor } from '../governor/types.ts';
-import type { JobOutcome, QueueDriver, QueuedJob, StopReason } from '../queue/types.ts';
-import type { LoadItem } from '../warehouse/rows.ts';
+import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
+import type { LoadItem } from '../domain/items.ts';
+import type { RunStatus, StopReason } from '../domain/run.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
-import { Warehouse, type RunStatus } from '../warehouse/warehouse.ts';
+import { Warehouse } from '../warehouse/warehouse.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
-import { clientFromConfig } from './runtime.ts';
+import { clientFromConfig } from './client.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 
 export interface SyncDeps {

@@ -1,11 +1,12 @@
 import { job, PRIORITY, specId, withPass } from '../../jobs/job-id.ts';
 import type { JobMark, JobSpec } from '../../jobs/types.ts';
-import { MAX_PAGE_SIZE } from '../api/endpoints.ts';
+import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import type { Objective } from '../config/index.ts';
 import { enrichPays } from '../plan/cost-model.ts';
 import type { Config } from '../config/index.ts';
-import type { ProgressMark } from '../warehouse/rows.ts';
-import type { Dataset, EntityKind, SyncState } from '../warehouse/state-types.ts';
+import type { ProgressMark } from '../domain/items.ts';
+import type { SyncState } from '../warehouse/state-types.ts';
+import type { Dataset, EntityKind } from '../domain/entities.ts';
 
 /**
  * What is still owed in the open cycle, and what a job's discoveries add to it. Discovery

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
-import type { LoadEntry, LoadItem, ProgressMark, SentCall } from '../warehouse/rows.ts';
+import type { LoadEntry, LoadItem, ProgressMark } from '../domain/items.ts';
+import type { SentCall } from '../domain/calls.ts';
 import { unansweredCalls } from '../warehouse/sent-calls.ts';
 
 export interface LoadStageOptions {

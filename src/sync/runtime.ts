@@ -2,8 +2,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { FragranceClient } from '../api/client.ts';
-import type { ApiCallItem, SentCall } from '../warehouse/rows.ts';
 import type { Config } from '../config/index.ts';
 import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
@@ -29,36 +27,6 @@ export function governorLimits(config: Config): GovernorLimits {
 export function spoolFolder(config: Config): string {
   const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
   return join(config.queue.spoolDir ?? join(state, 'fragsync', 'spool'), config.queue.prefix);
-}
-
-/** The HTTP client as every process builds it from the config: same pool, timeouts and retries. */
-export function clientFromConfig(
-  config: Config,
-  opts: {
-    baseUrl: string;
-    apiKey: string;
-    governor: Governor;
-    onCall: (call: ApiCallItem) => void;
-    /** Journals each request as it is sent (the warehouse owner only; see CallerDeps.onSent). */
-    onSent?: (call: SentCall) => void;
-    log: Logger;
-  },
-): FragranceClient {
-  return new FragranceClient({
-    baseUrl: opts.baseUrl,
-    apiKey: opts.apiKey,
-    governor: opts.governor,
-    onCall: opts.onCall,
-    onSent: opts.onSent,
-    connections: config.http.connections ?? config.http.concurrency,
-    connectTimeoutMs: config.http.connectTimeoutMs,
-    headersTimeoutMs: config.http.headersTimeoutMs,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    maxRetries: config.http.maxRetries,
-    retryBaseMs: config.http.retryBaseMs,
-    retryMaxMs: config.http.retryMaxMs,
-    logger: opts.log,
-  });
 }
 
 export interface Runtime {

@@ -1,15 +1,14 @@
-import { EXIT, type ExitCode } from '../cli/exit-codes.ts';
 import type { Config } from '../config/index.ts';
 import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
 import { owedWork } from '../plan/owed.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
-import type { RunStatus } from '../warehouse/warehouse.ts';
+import type { RunStatus } from '../domain/run.ts';
 
 export interface SyncSummary {
   runId: string;
+  /** Why the run ended: the cause the command line turns into an exit code. */
   status: RunStatus;
-  exitCode: ExitCode;
   message: string | null;
   durationMs: number;
   calls: number;
@@ -47,17 +46,6 @@ export interface SummaryInput {
   owedJobs: { waiting: number; active: number; delayed: number };
 }
 
-const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
-  completed: EXIT.ok,
-  running: EXIT.unexpected,
-  budget_exhausted: EXIT.budgetExhausted,
-  payment_required: EXIT.paymentRequired,
-  quota_exhausted: EXIT.quotaExhausted,
-  unauthorized: EXIT.unauthorized,
-  failed: EXIT.apiUnavailable,
-  interrupted: EXIT.unexpected,
-};
-
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
   const byEndpoint = await wh.query<{ endpoint: string; calls: number; cents: number }>(
     'SELECT endpoint, count(*)::INTEGER AS calls, sum(cost_cents)::INTEGER AS cents FROM api_calls WHERE run_id = ? GROUP BY 1 ORDER BY 3 DESC, 1',
@@ -84,7 +72,6 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   return {
     runId: input.runId,
     status: input.status,
-    exitCode: EXIT_BY_STATUS[input.status],
     message: input.stopMessage,
     durationMs: Date.now() - input.started.getTime(),
     calls,

@@ -1,8 +1,8 @@
 import type { ExportResult } from './export.ts';
 import type { LoadResult } from './loader.ts';
-import type { LoadBatch, ProgressMark } from './rows.ts';
+import type { LoadBatch, ProgressMark } from '../domain/items.ts';
 import type { SyncState } from './state-types.ts';
-import type { RunStatus } from './warehouse.ts';
+import type { RunStatus } from '../domain/run.ts';
 
 /**
  * What the sync needs of the warehouse it owns. `Warehouse` is it, in this thread;

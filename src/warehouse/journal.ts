@@ -12,7 +12,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { toWarehouseError } from './db.ts';
-import type { LoadBatch, LoadEntry, ProgressMark } from './rows.ts';
+import type { LoadBatch, LoadEntry, ProgressMark } from '../domain/items.ts';
 
 /**
  * The write-ahead journal in front of the loader, beside the warehouse file. Every job

@@ -8,7 +8,7 @@ import {
   type CountArm,
   type MergeStatement,
 } from './merge-plan.ts';
-import type { LoadBatch } from './rows.ts';
+import type { LoadBatch } from '../domain/items.ts';
 import { StoredKeys } from './stored-keys.ts';
 import { sqlFile, sqlFiles } from './sql-files.ts';
 import { stageBatch } from './stage-rows.ts';

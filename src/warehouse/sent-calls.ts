@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { unansweredRow, type ApiCallItem, type LoadEntry, type SentCall } from './rows.ts';
+import { unansweredRow, type ApiCallItem, type SentCall } from '../domain/calls.ts';
+import type { LoadEntry } from '../domain/items.ts';
 
 /** The requests journal lines record as sent, and the ledger rows of those answered, by call id. */
 export interface CallsSeen {

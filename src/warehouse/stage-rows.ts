@@ -1,6 +1,6 @@
 import { sha1Hex } from '../util/sha1.ts';
 import type { Cell } from './db.ts';
-import type { LoadBatch, LoadItem, ProgressMark } from './rows.ts';
+import type { LoadBatch, LoadItem, ProgressMark } from '../domain/items.ts';
 import { STAGING, STAGING_TABLES, StagedColumns, type StagingTable } from './staging.ts';
 import { checkItem } from './validate.ts';
 

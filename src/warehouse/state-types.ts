@@ -2,17 +2,14 @@
  * What the warehouse knows about progress, read by the planner at the start of a run.
  * The warehouse, not Redis, is the durable truth of progress: per-item fetch state and
  * per-walk cursors live in DuckDB tables and are written in the same transaction as the
- * rows they describe (ProgressMark in rows.ts).
+ * rows they describe (ProgressMark in domain/items.ts).
  *
  * A *cycle* is the work of bringing the whole mirror up to date once. It starts with the
  * first run after the last completed run and ends with the run that completes; runs
  * stopped by quota, budget, 402 or a crash leave the cycle open, and the next run continues
  * it instead of starting over.
  */
-export type EntityKind = 'fragrance' | 'brand' | 'perfumer' | 'note' | 'accord' | 'chart';
-
-/** Datasets per entity: fragrance profile/similar/wearing/reviews/reviewDigest; brand profile/catalogue; perfumer, note, chart: profile. */
-export type Dataset = 'profile' | 'similar' | 'wearing' | 'reviews' | 'reviewDigest' | 'catalogue';
+import type { Dataset, EntityKind } from '../domain/entities.ts';
 
 export interface ItemState {
   entity: EntityKind;

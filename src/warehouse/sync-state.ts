@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import { sqlFile } from './sql-files.ts';
-import type { Dataset, EntityKind, ItemState, SyncState, WalkState } from './state-types.ts';
+import type { ItemState, SyncState, WalkState } from './state-types.ts';
+import type { Dataset, EntityKind } from '../domain/entities.ts';
 
 const ISO = (col: string): string => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:%S.%gZ')`;
 

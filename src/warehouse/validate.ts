@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isCalendarDay } from '../util/calendar-day.ts';
 import { isPlainObject } from '../util/value-checks.ts';
 import { surelyValid } from './fast-check.ts';
-import { reviewColumns, similarColumns, type LoadItem, type QuarantineItem } from './rows.ts';
+import { reviewColumns, similarColumns, type LoadItem, type QuarantineItem } from '../domain/items.ts';
 
 /**
  * Items cross a process boundary (a Redis queue) before they reach the loader, so they are

@@ -7,23 +7,14 @@ import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
 import { readJournal } from './journal.ts';
-import type { LoadBatch, ProgressMark } from './rows.ts';
+import type { LoadBatch, ProgressMark } from '../domain/items.ts';
+import type { RunStatus } from '../domain/run.ts';
 import type { SyncState } from './state-types.ts';
 import type { WarehouseHandle } from './handle.ts';
 import { readSyncState } from './sync-state.ts';
 import { sqlFile } from './sql-files.ts';
 
 export type { LoadResult } from './loader.ts';
-
-export type RunStatus =
-  | 'running'
-  | 'completed'
-  | 'budget_exhausted'
-  | 'payment_required'
-  | 'quota_exhausted'
-  | 'unauthorized'
-  | 'failed'
-  | 'interrupted';
 
 export interface OpenOptions {
   logger?: pino.Logger;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
-import { ENDPOINTS } from '../../src/api/endpoints.ts';
+import { ENDPOINTS } from '../../src/domain/endpoints.ts';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/simulator/index.ts';
 import { callRecorder } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import type { z } from 'zod';
-import type { EndpointName } from '../../src/api/endpoints.ts';
+import type { EndpointName } from '../../src/domain/endpoints.ts';
 import { surelyExact } from '../../src/api/fast-check.ts';
 import * as S from '../../src/api/schemas.ts';
 

@@ -27,7 +27,7 @@ function setup(opts: Partial<ClientOptions> = {}) {
     baseUrl: sim.url,
     apiKey: SECRET_KEY,
     onCall: rec.onCall,
-    governor: gov,
+    admission: gov,
     logger: log.logger,
     maxRetries: 3,
     retryBaseMs: 1,

@@ -2,17 +2,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { EndpointName } from '../../src/api/endpoints.ts';
-import { ENDPOINTS } from '../../src/api/endpoints.ts';
+import type { EndpointName } from '../../src/domain/endpoints.ts';
+import { ENDPOINTS } from '../../src/domain/endpoints.ts';
+import type { Governor, GovernorStatus } from '../../src/governor/types.ts';
 import type {
   Admission,
+  ApiCallItem,
   CallOutcome,
   CallTicket,
-  Governor,
-  GovernorStatus,
   RefusalReason,
-} from '../../src/governor/types.ts';
-import type { ApiCallItem } from '../../src/warehouse/rows.ts';
+} from '../../src/domain/calls.ts';
 
 /** A key nobody would write by accident, so its absence from output means something. */
 export const SECRET_KEY = 'sk-live-9f8e7d6c5b4a-SECRET';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RequestInvalidError } from '../../src/errors.ts';
-import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../../src/api/endpoints.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../../src/domain/endpoints.ts';
 import { buildPath, encodeFragranceId, encodeSlug } from '../../src/api/paths.ts';
 
 const NASTY = [

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
 import { CALL_ID_HEADER } from '../../src/api/sent-headers.ts';
-import type { ApiCallItem, SentCall } from '../../src/warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../../src/domain/calls.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { startRawServer } from './helpers.ts';
 

@@ -130,7 +130,7 @@ describe('invalid responses', () => {
 describe('governor wiring', () => {
   it('asks again while busy, then sends once and settles with the rate-limit state', async () => {
     const gov = new ScriptedGovernor([{ reason: 'busy' }, { reason: 'busy' }]);
-    const c = client({ governor: gov });
+    const c = client({ admission: gov });
     const before = server.requests.length;
     const res = await c.getFragrance('guerlain/shalimar');
     expect(gov.admitCalls).toBe(3);
@@ -151,7 +151,7 @@ describe('governor wiring', () => {
       { reason: 'day_budget' },
     ]);
     const rec = callRecorder();
-    const c = client({ governor: gov, onCall: rec.onCall });
+    const c = client({ admission: gov, onCall: rec.onCall });
     const before = server.requests.length;
     const paused = await c.getFragrance('a').catch((e: unknown) => e);
     expect(paused).toBeInstanceOf(QuotaPausedError);
@@ -166,7 +166,7 @@ describe('governor wiring', () => {
 
   it('a busy wait ends when the signal aborts', async () => {
     const gov = new ScriptedGovernor(Array.from({ length: 1000 }, () => ({ reason: 'busy' as const })));
-    const c = client({ governor: gov });
+    const c = client({ admission: gov });
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('stop')), 150);
     await expect(c.getFragrance('a', ac.signal)).rejects.toThrow('stop');
@@ -176,7 +176,7 @@ describe('governor wiring', () => {
 
   it('refuses invalid parameters before asking the governor', async () => {
     const gov = new ScriptedGovernor();
-    const c = client({ governor: gov });
+    const c = client({ admission: gov });
     await expect(c.search({ q: 'x' })).rejects.toBeInstanceOf(RequestInvalidError);
     await expect(c.getFragrance('a/b/c')).rejects.toBeInstanceOf(RequestInvalidError);
     await expect(c.getReviews('a', { page: 10_001 })).rejects.toBeInstanceOf(RequestInvalidError);
@@ -192,7 +192,7 @@ describe('governor wiring', () => {
     const c = new FragranceClient({
       baseUrl: `http://127.0.0.1:${port}`,
       apiKey: SECRET_KEY,
-      governor: gov,
+      admission: gov,
       onCall: rec.onCall,
       logger,
       maxRetries: 2,

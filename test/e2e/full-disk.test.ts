@@ -14,7 +14,7 @@ import {
   repeatBound,
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
-import type { LoadEntry } from '../../src/warehouse/rows.ts';
+import type { LoadEntry } from '../../src/domain/items.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/cli/exit-codes.ts';
+import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { formatSummary } from '../../src/sync/summary.ts';
 import {
@@ -47,7 +47,7 @@ describe('governed sync: money', () => {
       const flags = { config: files.config, concurrency: String(CONCURRENCY) };
       const first = await runTestSync({ baseUrl: sim.url, dbPath, flags });
       expect(first.status).toBe('payment_required');
-      expect(first.exitCode).toBe(EXIT.paymentRequired);
+      expect(exitCodeFor(first.status)).toBe(EXIT.paymentRequired);
       expect(callsWithStatus(sim, 402)).toBeGreaterThanOrEqual(1);
       // Everything the service billed before the 402s is in the warehouse and its rows kept.
       const paidFirst = sim.ledger().cents;
@@ -85,7 +85,7 @@ describe('governed sync: money', () => {
         flags: { ...flags, 'max-cents': String(maxCents) },
       });
       expect(first.status).toBe('budget_exhausted');
-      expect(first.exitCode).toBe(EXIT.budgetExhausted);
+      expect(exitCodeFor(first.status)).toBe(EXIT.budgetExhausted);
       const spent = await runCents(dbPath, first.runId);
       expect(spent.cents).toBe(first.cents);
       expect(spent.cents).toBeLessThanOrEqual(maxCents);

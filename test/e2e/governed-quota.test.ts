@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/cli/exit-codes.ts';
+import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { formatSummary } from '../../src/sync/summary.ts';
 import {
@@ -53,7 +53,7 @@ describe('governed sync: daily quota', () => {
         flags: { config: files.config, concurrency: '8' },
       });
       expect(summary.status).toBe('completed');
-      expect(summary.exitCode).toBe(EXIT.ok);
+      expect(exitCodeFor(summary.status)).toBe(EXIT.ok);
       const calls = sim.ledger().calls;
       expect(calls).toBeGreaterThan(3 * dailyQuota);
       // About four days of quota, so several days ran out and paused until their reset. A slow
@@ -231,7 +231,7 @@ describe('governed sync: daily quota', () => {
       const flags = { config: files.config, concurrency: '4', 'no-wait': true, reserve: '10' };
       const first = await runTestSync({ baseUrl: sim.url, dbPath, flags });
       expect(first.status).toBe('quota_exhausted');
-      expect(first.exitCode).toBe(EXIT.quotaExhausted);
+      expect(exitCodeFor(first.status)).toBe(EXIT.quotaExhausted);
       expect(first.pausedUntil).not.toBeNull();
       expect(formatSummary(first)).toContain(`quota resets at ${first.pausedUntil?.toISOString()}`);
       // It stopped exactly at the reserve, without one refused call.
@@ -243,7 +243,7 @@ describe('governed sync: daily quota', () => {
       sim.advanceDay({ churn: false });
       const second = await runTestSync({ baseUrl: sim.url, dbPath, flags });
       expect(second.status).toBe('completed');
-      expect(second.exitCode).toBe(EXIT.ok);
+      expect(exitCodeFor(second.status)).toBe(EXIT.ok);
       expect(second.owed).toBeNull();
       expect(first.calls + second.calls).toBe(sim.ledger().calls);
       await expectMirror(sim, dbPath);

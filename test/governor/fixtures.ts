@@ -1,5 +1,6 @@
-import type { Governor, CallOutcome, GovernorLimits, CallTicket } from '../../src/governor/index.ts';
-import type { EndpointName } from '../../src/api/endpoints.ts';
+import type { Governor, GovernorLimits } from '../../src/governor/index.ts';
+import type { CallOutcome, CallTicket } from '../../src/domain/calls.ts';
+import type { EndpointName } from '../../src/domain/endpoints.ts';
 
 /** A local clock the test moves by hand. */
 export interface FakeClock {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import type { CallOutcome } from '../../src/governor/index.ts';
+import type { CallOutcome } from '../../src/domain/calls.ts';
 import { outcome, testLimits, type CallTarget } from './fixtures.ts';
 
 /** Limits of the cross-process tests: reserve = max(5, 3% of the limit). */

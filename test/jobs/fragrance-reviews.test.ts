@@ -5,7 +5,7 @@ import type { JobContext, JobSettings } from '../../jobs/types.ts';
 import { FragranceClient } from '../../src/api/client.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
-import type { Review, ReviewsItem } from '../../src/warehouse/rows.ts';
+import type { Review, ReviewsItem } from '../../src/domain/items.ts';
 
 let sim: Simulator;
 let client: FragranceClient;

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { minimumCost } from '../../src/plan/cost-model.ts';
-import { buildPlan, formatPlan } from '../../src/plan/plan.ts';
+import { formatPlan } from '../../src/plan/format.ts';
+import { buildPlan } from '../../src/plan/plan.ts';
 import { catalogueSizesFromState } from '../../src/plan/sizes.ts';
 import { emptySyncState } from '../../src/warehouse/state-types.ts';
-import type {
-  Dataset,
-  EntityKind,
-  ItemState,
-  SyncState,
-  WalkState,
-} from '../../src/warehouse/state-types.ts';
+import type { ItemState, SyncState, WalkState } from '../../src/warehouse/state-types.ts';
+import type { Dataset, EntityKind } from '../../src/domain/entities.ts';
 
 const EARLIER = '2024-05-01T10:00:00.000Z';
 const CYCLE = '2024-05-02T00:00:00.000Z';

@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, test } from 'vitest';
 import { CallSpool } from '../../src/queue/spool.ts';
-import { unansweredRow, type ApiCallItem } from '../../src/warehouse/rows.ts';
+import { unansweredRow, type ApiCallItem } from '../../src/domain/calls.ts';
 import { connect, deletePrefix, spawnChild } from '../governor/redis-helpers.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { answeredCall as answer, sentCall } from '../warehouse/fixtures.ts';

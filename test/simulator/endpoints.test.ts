@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/api/endpoints.ts';
+import { ENDPOINTS } from '../../src/domain/endpoints.ts';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/simulator/index.ts';
 import { call, idPath } from './http.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { surelyValid } from '../../src/warehouse/fast-check.ts';
-import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
 import { ITEM, checkItem } from '../../src/warehouse/validate.ts';
 import { profile } from './fixtures.ts';
 

@@ -1,11 +1,5 @@
-import type {
-  ApiCallItem,
-  FragranceProfileItem,
-  LoadBatch,
-  LoadItem,
-  ProgressMark,
-  SentCall,
-} from '../../src/warehouse/rows.ts';
+import type { ApiCallItem, SentCall } from '../../src/domain/calls.ts';
+import type { FragranceProfileItem, LoadBatch, LoadItem, ProgressMark } from '../../src/domain/items.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { tempDir } from '../helpers/tmp.ts';
 

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { Journal, readJournal } from '../../src/warehouse/journal.ts';
-import type { LoadEntry } from '../../src/warehouse/rows.ts';
+import type { LoadEntry } from '../../src/domain/items.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { profile } from './fixtures.ts';
 

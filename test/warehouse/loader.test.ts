@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import { answeredCall, batch, count, freshWarehouse, profile } from './fixtures.ts';
 

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { reviewColumns, type LoadItem } from '../../src/warehouse/rows.ts';
+import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
 import { batch, freshWarehouse, profile } from './fixtures.ts';
 
 let wh: Warehouse;

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { WarehouseError } from '../../src/warehouse/db.ts';
-import type { LoadEntry } from '../../src/warehouse/rows.ts';
+import type { LoadEntry } from '../../src/domain/items.ts';
 import { ThreadWarehouse } from '../../src/warehouse/thread/remote.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -11,7 +11,7 @@ import { createRuntime } from '../../sync/runtime.ts';
 import { formatSummary } from '../../sync/summary.ts';
 import { createLogger } from '../../util/logger.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/fragsync.js', import.meta.url));
@@ -85,7 +85,7 @@ export async function run(argv: string[]): Promise<number> {
     } finally {
       await wh.close();
     }
-    return summary.exitCode;
+    return exitCodeFor(summary.status);
   } catch (err) {
     console.error(`fragsync demo: ${oneLine(err)}`);
     return EXIT.unexpected;

@@ -4,7 +4,7 @@ import { createRuntime } from '../../sync/runtime.ts';
 import { formatSummary } from '../../sync/summary.ts';
 import { createLogger } from '../../util/logger.ts';
 import { parseCommand } from '../bootstrap.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
 
 const DESCRIPTION = `Mirrors the catalogue of the Fragrance Data Service into the DuckDB warehouse.
@@ -45,11 +45,11 @@ export async function run(argv: string[]): Promise<number> {
     if (summary.status === 'failed' && summary.calls === 0) {
       // Nothing was answered: the summary table would only be zeros.
       console.error(`fragsync sync: ${summary.message ?? 'the service could not be reached'}`);
-      return summary.exitCode;
+      return exitCodeFor(summary.status);
     }
     console.log(formatSummary(summary));
     if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
-    return summary.exitCode;
+    return exitCodeFor(summary.status);
   } catch (err) {
     progress.done();
     console.error(`fragsync sync: ${oneLine(err)}`);

@@ -6,9 +6,9 @@ import { WarehouseError } from '../db.ts';
 import type { ExportResult } from '../export.ts';
 import type { WarehouseHandle } from '../handle.ts';
 import type { LoadResult } from '../loader.ts';
-import type { LoadBatch, ProgressMark } from '../rows.ts';
+import type { LoadBatch, ProgressMark } from '../../domain/items.ts';
 import type { SyncState } from '../state-types.ts';
-import type { RunStatus } from '../warehouse.ts';
+import type { RunStatus } from '../../domain/run.ts';
 import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
 
 const ENTRY = new URL('./entry.mjs', import.meta.url);

@@ -1,7 +1,9 @@
 /**
  * The price list of the Fragrance Data Service, one entry per endpoint, taken from the spec.
  * It is the single source of truth for the client (path templates), the governor (cents to
- * reserve), the planner (cost model) and the call ledger (`api_calls.cost_cents`).
+ * reserve), the planner (cost model) and the call ledger (`api_calls.cost_cents`). It lives
+ * in the domain because all of those read it; the simulator keeps its own transcription
+ * (src/simulator/price-table.ts).
  */
 export const ENDPOINTS = {
   search: { method: 'GET', template: '/v1/search', costCents: 1 },

@@ -9,6 +9,9 @@
  * what the warehouse held for that key as a whole.
  */
 
+import type { ApiCallItem, SentCall } from './calls.ts';
+import type { EntityKind } from './entities.ts';
+
 export interface Review {
   /** YYYY-MM-DD as the API returned it. */
   date: string;
@@ -161,7 +164,7 @@ export interface ReviewDigestItem {
  */
 export interface RemovalItem {
   kind: 'removal';
-  entity: 'fragrance' | 'brand' | 'perfumer' | 'note' | 'accord' | 'chart';
+  entity: EntityKind;
   keys: string[];
 }
 
@@ -172,51 +175,6 @@ export interface QuarantineItem {
   key: string;
   reason: string;
   raw: unknown;
-}
-
-/** One HTTP request the sync sent (each attempt of a retried call is one). */
-export interface ApiCallItem {
-  kind: 'apiCall';
-  /** ISO timestamp. */
-  at: string;
-  method: 'GET' | 'POST';
-  /** The path template, e.g. /v1/fragrances/{id}/similar. */
-  endpoint: string;
-  /** HTTP status, or 0 when no response arrived (network error, timeout). */
-  status: number;
-  costCents: number;
-  quotaRemaining: number | null;
-  /** The attempt's id, when its sending was journaled (a SentCall): the two are matched on replay. */
-  callId?: string;
-}
-
-/**
- * A request whose headers went onto the wire: journaled at that moment, before any answer.
- * A process killed while it was in flight leaves a SentCall without its ApiCallItem; the
- * replay records it as a call without an answer (status 0), so the ledger still holds every
- * request the service may have billed.
- */
-export interface SentCall {
-  callId: string;
-  /** ISO timestamp. */
-  at: string;
-  method: 'GET' | 'POST';
-  endpoint: string;
-  costCents: number;
-}
-
-/** A request that was sent and never answered, as its ledger row (see unansweredCalls). */
-export function unansweredRow(call: SentCall): ApiCallItem {
-  return {
-    kind: 'apiCall',
-    at: call.at,
-    method: call.method,
-    endpoint: call.endpoint,
-    status: 0,
-    costCents: call.costCents,
-    quotaRemaining: null,
-    callId: call.callId,
-  };
 }
 
 export type LoadItem =

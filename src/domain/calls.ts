@@ -1,0 +1,92 @@
+/**
+ * A paid call's life as the stages see it: the governor admits it (a ticket) and settles it
+ * with what the answer said about the quota; the client announces it as it leaves (a
+ * SentCall) and reports it once answered (its ledger row, an ApiCallItem); the journal and
+ * the warehouse keep both.
+ */
+import type { EndpointName } from './endpoints.ts';
+
+/** What one response said about the account's quota (all from X-RateLimit-* and Date headers). */
+export interface RateLimitInfo {
+  /** X-RateLimit-Limit, the account's daily allowance. */
+  limit: number | null;
+  /** X-RateLimit-Remaining. */
+  remaining: number | null;
+  /** X-RateLimit-Reset as a Date (or the timestamp in a 429 message when the header is absent). */
+  resetAt: Date | null;
+  /** The service's clock from the Date header, to correct for local clock skew. */
+  serverDate: Date | null;
+}
+
+/** A reserved call: one quota unit and its cents, held until settled. */
+export interface CallTicket {
+  id: string;
+  endpoint: EndpointName;
+  costCents: number;
+}
+
+export type RefusalReason =
+  /** Paused (429 seen or remaining at the reserve) until `until`. */
+  | 'paused'
+  /** Other calls in flight already hold what remains above the reserve; retry shortly. */
+  | 'busy'
+  /** Admitting would exceed the per-run cent cap. */
+  | 'run_budget'
+  /** Admitting would exceed the per-day cent cap. */
+  | 'day_budget';
+
+export type Admission =
+  | { ok: true; ticket: CallTicket }
+  | { ok: false; reason: RefusalReason; until: Date | null; message: string };
+
+/** How a call ended, for reconciliation. */
+export interface CallOutcome {
+  /** HTTP status; 0 when no response arrived. */
+  status: number;
+  rateLimit: RateLimitInfo;
+}
+
+/** One HTTP request the sync sent (each attempt of a retried call is one). */
+export interface ApiCallItem {
+  kind: 'apiCall';
+  /** ISO timestamp. */
+  at: string;
+  method: 'GET' | 'POST';
+  /** The path template, e.g. /v1/fragrances/{id}/similar. */
+  endpoint: string;
+  /** HTTP status, or 0 when no response arrived (network error, timeout). */
+  status: number;
+  costCents: number;
+  quotaRemaining: number | null;
+  /** The attempt's id, when its sending was journaled (a SentCall): the two are matched on replay. */
+  callId?: string;
+}
+
+/**
+ * A request whose headers went onto the wire: journaled at that moment, before any answer.
+ * A process killed while it was in flight leaves a SentCall without its ApiCallItem; the
+ * replay records it as a call without an answer (status 0), so the ledger still holds every
+ * request the service may have billed.
+ */
+export interface SentCall {
+  callId: string;
+  /** ISO timestamp. */
+  at: string;
+  method: 'GET' | 'POST';
+  endpoint: string;
+  costCents: number;
+}
+
+/** A request that was sent and never answered, as its ledger row (see unansweredCalls). */
+export function unansweredRow(call: SentCall): ApiCallItem {
+  return {
+    kind: 'apiCall',
+    at: call.at,
+    method: call.method,
+    endpoint: call.endpoint,
+    status: 0,
+    costCents: call.costCents,
+    quotaRemaining: null,
+    callId: call.callId,
+  };
+}
