@@ -1,5 +1,6 @@
 -- Keys of entities the batch upserts, and removals that stand (no later item of the batch
 -- brings the key back). The last item for a key wins, across item kinds.
+-- merge: creates w_seen_all | reads stg_fragrance, stg_fragrance_summary, stg_brand, stg_perfumer, stg_note, stg_accord, stg_chart
 CREATE OR REPLACE TEMP TABLE w_seen_all AS
 SELECT entity, key, max(seq) AS seq
 FROM (
@@ -13,21 +14,24 @@ FROM (
 )
 GROUP BY entity, key;
 
--- empty unless: stg_removal
+-- merge: creates w_removal | reads stg_removal | looks up w_seen_all
 CREATE OR REPLACE TEMP TABLE w_removal AS
 SELECT r.entity, r.key
 FROM (SELECT entity, key, max(seq) AS seq FROM stg_removal GROUP BY entity, key) r
 LEFT JOIN w_seen_all s ON s.entity = r.entity AND s.key = r.key
 WHERE s.seq IS NULL OR s.seq < r.seq;
 
+-- merge: creates w_seen | reads w_seen_all, w_removal
 CREATE OR REPLACE TEMP TABLE w_seen AS
 SELECT s.* FROM w_seen_all s ANTI JOIN w_removal r ON r.entity = s.entity AND r.key = s.key;
 
+-- merge: inserts sync_items | reads w_seen
 INSERT INTO sync_items (entity, key, first_seen, removed)
 SELECT entity, key, batch_at(), false FROM w_seen
 ON CONFLICT (entity, key) DO UPDATE SET removed = false;
 
 -- An entity upstream brought back: its removal record is closed, not deleted.
+-- merge: updates removed_entities | reads w_seen
 UPDATE removed_entities r SET restored_at = batch_at()
 FROM w_seen s
 WHERE r.entity = s.entity AND r.key = s.key AND r.restored_at IS NULL;

@@ -4,26 +4,35 @@
 -- already dropped the repeats, and it holds only the last list per key, so no window is
 -- needed here. Entries carry only their list's seq (staging.ts): the key comes from the
 -- list's head row (one per seq).
+-- merge: deletes similar_fragrances | reads stg_similar_head
 DELETE FROM similar_fragrances WHERE fragrance_id IN (SELECT fragrance_id FROM stg_similar_head);
+-- merge: inserts similar_fragrances | reads stg_similar, stg_similar_head
 INSERT INTO similar_fragrances
 SELECT w.fragrance_id, s.similar_id, s.rank, s.similarity_score, batch_run(), batch_at()
 FROM stg_similar s JOIN stg_similar_head w ON s.seq = w.seq;
 
+-- merge: inserts wearing_stats | reads stg_wearing
 INSERT INTO wearing_stats
 SELECT fragrance_id, spring, summer, fall, winter, batch_run(), batch_at() FROM stg_wearing
 ON CONFLICT (fragrance_id) DO UPDATE SET
   spring = excluded.spring, summer = excluded.summer, fall = excluded.fall, winter = excluded.winter,
   _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;
+-- merge: deletes wearing_moods | reads stg_wearing
 DELETE FROM wearing_moods WHERE fragrance_id IN (SELECT fragrance_id FROM stg_wearing);
+-- merge: inserts wearing_moods | reads stg_wearing_mood, stg_wearing
 INSERT INTO wearing_moods
 SELECT w.fragrance_id, l.label, l.rank, l.score, batch_run(), batch_at()
 FROM stg_wearing_mood l JOIN stg_wearing w ON l.seq = w.seq;
+-- merge: deletes wearing_occasions | reads stg_wearing
 DELETE FROM wearing_occasions WHERE fragrance_id IN (SELECT fragrance_id FROM stg_wearing);
+-- merge: inserts wearing_occasions | reads stg_wearing_occasion, stg_wearing
 INSERT INTO wearing_occasions
 SELECT w.fragrance_id, l.label, l.rank, l.score, batch_run(), batch_at()
 FROM stg_wearing_occasion l JOIN stg_wearing w ON l.seq = w.seq;
 
+-- merge: deletes brand_fragrances | reads stg_catalogue_head
 DELETE FROM brand_fragrances WHERE brand_slug IN (SELECT brand_slug FROM stg_catalogue_head);
+-- merge: inserts brand_fragrances | reads stg_catalogue, stg_catalogue_head
 INSERT INTO brand_fragrances
 SELECT w.brand_slug, c.fragrance_id, batch_run(), batch_at()
 FROM stg_catalogue c JOIN stg_catalogue_head w ON c.seq = w.seq;

@@ -8,18 +8,20 @@
 -- without prepends (a first sync) runs none of the prepend statements. Reviews carry only
 -- their head's seq (staging.ts): the key comes from the head. Staging holds only the last
 -- replace per fragrance (stage-rows.ts), so no window picks it here.
+-- merge: deletes reviews | reads stg_reviews_replace
 DELETE FROM reviews WHERE fragrance_id IN (SELECT fragrance_id FROM stg_reviews_replace);
--- empty unless: stg_reviews_replace
+-- merge: inserts reviews | reads stg_reviews_replace | looks up stg_review
 INSERT INTO reviews
 SELECT w.fragrance_id, r.date::DATE, r.rating, r.text, batch_run(), batch_at()
 FROM stg_review r JOIN stg_reviews_replace w ON r.seq = w.seq;
 
+-- merge: inserts review_totals | reads stg_reviews_replace
 INSERT INTO review_totals
 SELECT fragrance_id, total, batch_at(), batch_run() FROM stg_reviews_replace
 ON CONFLICT (fragrance_id) DO UPDATE SET
   total = excluded.total, updated_at = excluded.updated_at, run_id = excluded.run_id;
 
--- empty unless: stg_reviews_prepend
+-- merge: creates w_review_prepend | reads stg_reviews_prepend | looks up stg_reviews_replace
 CREATE OR REPLACE TEMP TABLE w_review_prepend AS
 WITH p AS (
   SELECT h.*, coalesce(lag(h.total) OVER (PARTITION BY h.fragrance_id ORDER BY h.seq), t.total, 0) AS base
@@ -33,17 +35,19 @@ SELECT *, bool_and(total - n = base) OVER (
 ) AS applies
 FROM p;
 
--- empty unless: w_review_prepend
+-- merge: inserts reviews | reads w_review_prepend | looks up stg_review
 INSERT INTO reviews
 SELECT p.fragrance_id, r.date::DATE, r.rating, r.text, batch_run(), batch_at()
 FROM stg_review r JOIN (SELECT seq, fragrance_id FROM w_review_prepend WHERE applies) p ON r.seq = p.seq;
 
+-- merge: inserts review_totals | reads w_review_prepend
 INSERT INTO review_totals
 SELECT fragrance_id, max(total), batch_at(), batch_run() FROM w_review_prepend WHERE applies
 GROUP BY fragrance_id
 ON CONFLICT (fragrance_id) DO UPDATE SET
   total = excluded.total, updated_at = excluded.updated_at, run_id = excluded.run_id;
 
+-- merge: inserts quarantine | reads w_review_prepend
 INSERT INTO quarantine
 SELECT batch_run(), batch_at(), '/v1/fragrances/{id}/reviews', p.fragrance_id,
   'reviews prepend leaves a gap: stored total ' || coalesce(t.total::VARCHAR, 'none') || ', got '

@@ -1,10 +1,12 @@
 -- The call ledger and the quarantine. _call_key (content hash + occurrence in the batch)
 -- makes a replayed batch add no calls; two identical attempts in one batch stay two rows.
+-- merge: inserts api_calls | reads stg_api_call
 INSERT INTO api_calls
 SELECT batch_run(), s."at"::TIMESTAMPTZ, s.method, s.endpoint, s.status, s.cost_cents, s.quota_remaining,
   s.call_key, batch_at()
 FROM stg_api_call s ANTI JOIN api_calls a ON a._call_key = s.call_key;
 
+-- merge: inserts quarantine | reads stg_quarantine
 INSERT INTO quarantine
 SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON
 FROM (SELECT DISTINCT endpoint, key, reason, raw FROM stg_quarantine) q

@@ -1,10 +1,12 @@
 -- Progress marks, committed with the rows they describe.
+-- merge: inserts sync_items | reads stg_mark_discovered
 INSERT INTO sync_items (entity, key, first_seen, first_source, removed)
 SELECT entity, key, batch_at(), arg_min(source, seq), false FROM stg_mark_discovered GROUP BY entity, key
 ON CONFLICT (entity, key) DO UPDATE SET first_source = coalesce(sync_items.first_source, excluded.first_source);
 
 -- Fetched marks: one upsert (a new key gets its row and its fetch times at once); a dataset
 -- the batch did not fetch keeps its stored time.
+-- merge: inserts sync_items | reads stg_mark_fetched
 INSERT INTO sync_items (entity, key, first_seen, removed, fetched_profile, fetched_similar,
   fetched_wearing, fetched_reviews, fetched_review_digest, fetched_catalogue)
 SELECT entity, key, batch_at(), false,
@@ -24,6 +26,7 @@ ON CONFLICT (entity, key) DO UPDATE SET
   fetched_catalogue = coalesce(excluded.fetched_catalogue, sync_items.fetched_catalogue);
 
 -- Staging holds only the last mark per walk (stage-rows.ts).
+-- merge: inserts sync_walks | reads stg_mark_walk
 INSERT INTO sync_walks
 SELECT walk, page, total, done, batch_at(), batch_run() FROM stg_mark_walk
 ON CONFLICT (walk) DO UPDATE SET

@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { appendRows, rows, toWarehouseError, type Db } from './db.ts';
 import {
-  parseCounts,
+  LOAD_TIME_COLUMN,
+  loadCountsSql,
   parseMerge,
   planBatch,
   type BatchPlan,
-  type CountArm,
   type MergeStatement,
 } from './merge-plan.ts';
 import type { LoadBatch } from '../domain/items.ts';
@@ -24,7 +24,6 @@ export interface LoadResult {
 /** The merge statements, read once per process. */
 export class Loader {
   private readonly merges: MergeStatement[] = parseMerge(sqlFiles('merge'));
-  private readonly countArms: CountArm[] = parseCounts(sqlFile('load-counts.sql'));
   private readonly sessionSql = sqlFile('session.sql');
   /** Staging tables the previous batch appended to: emptied (re-created) before the next one. */
   private dirtyStaging = new Set<StagingTable>();
@@ -39,7 +38,7 @@ export class Loader {
     await this.db.run(stagingDdl(STAGING_TABLES));
     await this.db.run(this.sessionSql);
     // Every work table exists from the start, so a statement may read one a batch skipped.
-    const creates = this.merges.filter((m) => m.creates !== null).map((m) => `${m.sql};`);
+    const creates = this.merges.filter((m) => m.verb === 'creates').map((m) => m.sql);
     await this.db.run(creates.join('\n'));
     this.stored = await this.db.exclusive((c) => StoredKeys.read(c));
   }
@@ -66,7 +65,7 @@ export class Loader {
         const plan = planBatch(this.merges, nonEmpty, this.filled, this.stored?.skippable(staged));
         // Until the transaction settles, assume every work table may hold rows.
         const before = this.filled;
-        this.filled = new Set(this.merges.flatMap((m) => (m.creates ? [m.creates] : [])));
+        this.filled = new Set(this.merges.flatMap((m) => (m.verb === 'creates' ? [m.table] : [])));
         try {
           // One round trip for the whole transaction body: every await is a turn of the event
           // loop, which is busy with the fetch side while a sync runs.
@@ -101,10 +100,11 @@ export class Loader {
     runId: string,
     loadedAt: Date,
   ): Promise<Record<string, number>> {
-    const counts = Object.fromEntries(this.countArms.map((a) => [a.key, 0]));
-    const arms = this.countArms.filter((a) => plan.writes.has(a.table));
+    const counted = Object.keys(LOAD_TIME_COLUMN);
+    const counts = Object.fromEntries(counted.map((t) => [t, 0]));
+    const arms = counted.filter((t) => plan.writes.has(t));
     const at = `'${loadedAt.toISOString()}'`;
-    const countSql = arms.map((a) => a.sql.replaceAll('$1', at)).join('\nUNION ALL ');
+    const countSql = loadCountsSql(arms, loadedAt);
     const vars =
       `SET VARIABLE fragsync_batch_run = '${runId.replaceAll("'", "''")}';\n` +
       `SET VARIABLE fragsync_batch_at = ${at}::TIMESTAMPTZ;`;

@@ -1,38 +1,77 @@
 import type { SqlFile } from './sql-files.ts';
 
-/** One statement of a sql/merge file, with the batch tables it reads and the table it writes. */
+/** What a merge statement does to its table (its header's verb). */
+export type MergeVerb = 'creates' | 'inserts' | 'updates' | 'deletes';
+
+/**
+ * One statement of a sql/merge file, as its header declares it. Each statement is preceded
+ * by one line
+ *
+ *     -- merge: <verb> <table> | reads <t>, <t> | looks up <t>, <t>
+ *
+ * naming what it writes (`creates` a work table `w_*`; `inserts`, `updates` or `deletes` a
+ * warehouse table) and the batch tables (staging `stg_*` and work tables) it reads: those
+ * that drive it, which it needs a row of to change anything, and those it only looks up
+ * (a LEFT or ANTI JOIN). test/warehouse/merge-plan.test.ts checks every header against
+ * what DuckDB binds and what the statement changes.
+ */
 export interface MergeStatement {
+  /** The statement as written, with its `;` and any comments after its header. */
   sql: string;
-  /** The work table (`w_*`) it creates, if it is a CREATE TEMP TABLE ... AS. */
-  creates: string | null;
-  /** Staging and work tables it reads. */
+  verb: MergeVerb;
+  /** The table it creates (a work table) or writes. */
+  table: string;
+  /** The batch tables that drive it: when all of them are empty, it changes nothing. */
   reads: string[];
-  /** The warehouse table it inserts into, updates or deletes from. */
-  writes: string | null;
+  /** Batch tables it reads without being driven by them. */
+  looksUp: string[];
+  /** Where it is written, for messages: file:line of its header. */
+  at: string;
 }
 
-const BATCH_TABLE = /\b(stg_[a-z_]+|w_[a-z_]+)\b/g;
-const CREATES = /^CREATE OR REPLACE TEMP TABLE (w_[a-z_]+)\b/;
-const WRITES = /^(?:INSERT INTO|UPDATE|DELETE FROM)\s+([a-z_]+)\b/;
+const HEADER = '-- merge:';
+const VERBS: readonly MergeVerb[] = ['creates', 'inserts', 'updates', 'deletes'];
 
-/** Splits merge files into statements (no statement has a `;` at a line end inside a literal). */
+/**
+ * Splits merge files at their statement headers. Text before a file's first header is its
+ * introduction; the text after a header, up to the next one, is that statement (comments
+ * about the next statement included, which is harmless).
+ */
 export function parseMerge(files: readonly SqlFile[]): MergeStatement[] {
-  return files.flatMap((f) =>
-    f.sql
-      .split(/;[ \t]*(?:\n|$)/)
-      .map((chunk) => ({ chunk, sql: chunk.replace(/--[^\n]*/g, '').trim() }))
-      .filter(({ sql }) => sql.length > 0)
-      .map(({ chunk, sql }) => {
-        const creates = CREATES.exec(sql)?.[1] ?? null;
-        // `-- empty unless: t1, t2` narrows the inputs that can give the statement rows (a
-        // table it only LEFT JOINs or ANTI JOINs cannot).
-        const driven = /--\s*empty unless:\s*([a-z_, ]+)/.exec(chunk)?.[1];
-        const all = driven ? driven.split(',').map((t) => t.trim()) : (sql.match(BATCH_TABLE) ?? []);
-        const reads = [...new Set(all)].filter((t) => t !== creates);
-        const writes = creates ? null : (WRITES.exec(sql)?.[1] ?? null);
-        return { sql, creates, reads, writes };
-      }),
-  );
+  const out: MergeStatement[] = [];
+  for (const f of files) {
+    const lines = f.sql.split('\n');
+    let current: Omit<MergeStatement, 'sql'> | null = null;
+    let body: string[] = [];
+    const flush = () => {
+      if (current) out.push({ ...current, sql: body.join('\n').trim() });
+      body = [];
+    };
+    lines.forEach((line, i) => {
+      if (!line.startsWith(HEADER)) return void body.push(line);
+      flush();
+      current = parseHeader(line.slice(HEADER.length), `${f.name}:${i + 1}`);
+    });
+    flush();
+  }
+  return out;
+}
+
+function parseHeader(text: string, at: string): Omit<MergeStatement, 'sql'> {
+  const [what = '', ...clauses] = text.split('|').map((c) => c.trim());
+  const [verb, table, ...extra] = what.split(/\s+/);
+  if (!VERBS.includes(verb as MergeVerb) || !table || extra.length > 0)
+    throw new Error(`${at}: a merge header starts with one of ${VERBS.join(', ')} and a table`);
+  const lists: Record<string, string[]> = { reads: [], 'looks up': [] };
+  for (const clause of clauses) {
+    const key = Object.keys(lists).find((k) => clause.startsWith(`${k} `));
+    if (!key) throw new Error(`${at}: unknown merge header clause "${clause}"`);
+    lists[key] = clause
+      .slice(key.length)
+      .split(',')
+      .map((t) => t.trim());
+  }
+  return { verb: verb as MergeVerb, table, reads: lists.reads!, looksUp: lists['looks up']!, at };
 }
 
 export interface BatchPlan {
@@ -64,38 +103,53 @@ export function planBatch(
   for (const st of statements) {
     // A statement that reads no batch table is not driven by the batch: it always runs.
     const needed = st.reads.length === 0 || st.reads.some((t) => live.has(t));
-    if (st.creates) {
+    if (st.verb === 'creates') {
       if (needed) {
-        live.add(st.creates);
-        nextFilled.add(st.creates);
+        live.add(st.table);
+        nextFilled.add(st.table);
       }
-      if (needed || filled.has(st.creates)) run.push(st.sql);
+      if (needed || filled.has(st.table)) run.push(st.sql);
     } else if (needed && !skip(st)) {
       run.push(st.sql);
-      if (st.writes) writes.add(st.writes);
+      writes.add(st.table);
     }
   }
-  return { sql: run.map((s) => `${s};`).join('\n'), writes, filled: nextFilled };
+  return { sql: run.join('\n'), writes, filled: nextFilled };
 }
 
-/** The arms of sql/load-counts.sql (one `SELECT ... FROM <table> WHERE ...` per table). */
-export interface CountArm {
-  table: string;
-  key: string;
-  sql: string;
-}
+/**
+ * Rows the current batch wrote, per table: every row a batch inserts or replaces carries
+ * the batch's load time, in its lineage column or the table's own time column, named here.
+ * The load time is compared as a constant (not batch_at()): DuckDB then skips row groups by
+ * their min/max, so a count does not scan the older rows of large tables. Only the tables
+ * the batch's statements wrote are counted; the others are 0.
+ */
+export const LOAD_TIME_COLUMN: Readonly<Record<string, string>> = {
+  fragrances: '_loaded_at',
+  fragrance_notes: '_loaded_at',
+  fragrance_accords: '_loaded_at',
+  brands: '_loaded_at',
+  brand_fragrances: '_loaded_at',
+  perfumers: '_loaded_at',
+  notes: '_loaded_at',
+  accords: '_loaded_at',
+  charts: '_loaded_at',
+  chart_entries: '_loaded_at',
+  reviews: '_loaded_at',
+  similar_fragrances: '_loaded_at',
+  wearing_stats: '_loaded_at',
+  wearing_moods: '_loaded_at',
+  wearing_occasions: '_loaded_at',
+  api_calls: '_loaded_at',
+  review_digests: 'fetched_at',
+  quarantine: '"at"',
+  removed_entities: 'removed_at',
+};
 
-export function parseCounts(sql: string): CountArm[] {
-  return sql
-    .replace(/--[^\n]*/g, '')
-    .replace(/;\s*$/, '')
-    .split(/\bUNION ALL\b/)
-    .map((arm) => {
-      const m = /^\s*SELECT '([a-z_]+)'(?: AS t)?, count\(\*\)(?: AS n)? FROM ([a-z_]+) WHERE (.+)$/s.exec(
-        arm,
-      );
-      if (!m) throw new Error(`load-counts.sql: unexpected arm ${arm.trim()}`);
-      const [, key, table, where] = m as unknown as [string, string, string, string];
-      return { table, key, sql: `SELECT '${key}' AS t, count(*) AS n FROM ${table} WHERE ${where.trim()}` };
-    });
+/** One query counting, per table of `tables`, the rows loaded at `at` (an ISO time we made). */
+export function loadCountsSql(tables: readonly string[], at: Date): string {
+  const time = `'${at.toISOString()}'::TIMESTAMPTZ`;
+  return tables
+    .map((t) => `SELECT '${t}' AS t, count(*) AS n FROM ${t} WHERE ${LOAD_TIME_COLUMN[t]} = ${time}`)
+    .join('\nUNION ALL ');
 }

@@ -46,8 +46,7 @@ export class StoredKeys {
       if (have && !staged[r.staging].cols[1]!.some((k) => have.has(k as string)))
         skip.add(`${r.table}<${r.via}`);
     }
-    return (st) =>
-      st.sql.startsWith('DELETE') && st.reads.length === 1 && skip.has(`${st.writes}<${st.reads[0]}`);
+    return (st) => st.verb === 'deletes' && st.reads.length === 1 && skip.has(`${st.table}<${st.reads[0]}`);
   }
 
   /** After a commit: the batch's keys may now have rows. */

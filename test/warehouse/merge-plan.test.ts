@@ -1,24 +1,24 @@
 import { describe, expect, test } from 'vitest';
-import { parseCounts, parseMerge, planBatch } from '../../src/warehouse/merge-plan.ts';
-import { sqlFile, sqlFiles } from '../../src/warehouse/sql-files.ts';
+import { parseMerge, planBatch } from '../../src/warehouse/merge-plan.ts';
+import { sqlFiles } from '../../src/warehouse/sql-files.ts';
 import { STAGING_TABLES } from '../../src/warehouse/staging.ts';
 
 const merges = parseMerge(sqlFiles('merge'));
-const workTables = new Set(merges.flatMap((m) => (m.creates ? [m.creates] : [])));
+const workTables = new Set(merges.flatMap((m) => (m.verb === 'creates' ? [m.table] : [])));
 
 describe('merge plan', () => {
   test('every statement of sql/merge is driven by known staging or work tables', () => {
     expect(merges.length).toBeGreaterThan(40);
     for (const m of merges) {
-      expect(m.reads.length, m.sql).toBeGreaterThan(0);
-      for (const t of m.reads) expect(STAGING_TABLES.includes(t as never) || workTables.has(t), t).toBe(true);
-      expect(m.creates !== null || m.writes !== null, m.sql).toBe(true);
+      expect(m.reads.length, m.at).toBeGreaterThan(0);
+      for (const t of [...m.reads, ...m.looksUp])
+        expect(STAGING_TABLES.includes(t as never) || workTables.has(t), `${m.at}: ${t}`).toBe(true);
     }
   });
 
   test('a batch with every staging table filled runs every statement', () => {
     const plan = planBatch(merges, new Set(STAGING_TABLES), new Set());
-    expect(plan.sql.split(';\n').length).toBe(merges.length);
+    expect(plan.sql).toBe(merges.map((m) => m.sql).join('\n'));
     expect(plan.filled).toEqual(workTables);
   });
 
@@ -41,14 +41,24 @@ describe('merge plan', () => {
 
   test('a skipped statement is left out', () => {
     const all = new Set(STAGING_TABLES);
-    const plan = planBatch(merges, all, new Set(), (st) => st.writes === 'similar_fragrances');
+    const plan = planBatch(merges, all, new Set(), (st) => st.table === 'similar_fragrances');
     expect(plan.sql).not.toMatch(/similar_fragrances/);
     expect(plan.writes.has('similar_fragrances')).toBe(false);
   });
 
-  test('every count arm names a table and inlines nothing but the load time', () => {
-    const arms = parseCounts(sqlFile('load-counts.sql'));
-    expect(arms.map((a) => a.key)).toContain('removed_entities');
-    for (const a of arms) expect(a.sql).toMatch(/= \$1::TIMESTAMPTZ$/);
+  test('a header that names no verb and table, or an unknown clause, is refused with its place', () => {
+    const file = (header: string) => [{ name: 'x.sql', sql: `-- intro\n${header}\nSELECT 1;\n` }];
+    expect(() => parseMerge(file('-- merge: writes t | reads stg_x'))).toThrow(/^x\.sql:2: /);
+    expect(() => parseMerge(file('-- merge: inserts t | joins stg_x'))).toThrow(/x\.sql:2: unknown .*joins/);
+    expect(parseMerge(file('-- merge: inserts t | reads stg_x, w_y | looks up w_z'))).toEqual([
+      {
+        verb: 'inserts',
+        table: 't',
+        reads: ['stg_x', 'w_y'],
+        looksUp: ['w_z'],
+        at: 'x.sql:2',
+        sql: 'SELECT 1;',
+      },
+    ]);
   });
 });
