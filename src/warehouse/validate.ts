@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { isCalendarDay } from '../util/calendar-day.ts';
-import { isPlainObject } from '../util/value-checks.ts';
 import { surelyValid } from './fast-check.ts';
-import { reviewColumns, similarColumns, type LoadItem, type QuarantineItem } from '../domain/items.ts';
+import type { LoadItem, QuarantineItem } from '../domain/items.ts';
 
 /**
  * Items cross a process boundary (a Redis queue) before they reach the loader, so they are
@@ -105,33 +104,8 @@ function keyOf(raw: unknown): string {
   return '';
 }
 
-/**
- * Items journaled (or queued) before similar lists and reviews travelled as columns carry
- * them as objects (`entries`, `reviews`): read as columns, so a journal left by an older
- * version still loads. Anything malformed is left for the checks to refuse.
- */
-function upgrade(raw: unknown): unknown {
-  if (!isPlainObject(raw)) return raw;
-  // Entries are read as the columns whatever their fields hold; the checks refuse bad values.
-  const objects = (list: unknown) => (Array.isArray(list) && list.every(isPlainObject) ? list : null);
-  if (raw.kind === 'similar' && !('ids' in raw)) {
-    const entries = objects(raw.entries) as Parameters<typeof similarColumns>[0] | null;
-    if (!entries) return raw;
-    const { entries: _, ...rest } = raw;
-    return { ...rest, ...similarColumns(entries) };
-  }
-  if (raw.kind === 'reviews' && !('dates' in raw)) {
-    const reviews = objects(raw.reviews) as Parameters<typeof reviewColumns>[0] | null;
-    if (!reviews) return raw;
-    const { reviews: _, ...rest } = raw;
-    return { ...rest, ...reviewColumns(reviews) };
-  }
-  return raw;
-}
-
 /** The item itself when valid, else a quarantine item that carries it. */
-export function checkItem(input: unknown): LoadItem {
-  const raw = upgrade(input);
+export function checkItem(raw: unknown): LoadItem {
   // The hot kinds are checked by hand first; staging reads only the schema's fields, so the
   // item itself serves as well as zod's stripped copy.
   if (surelyValid(raw)) return raw as LoadItem;

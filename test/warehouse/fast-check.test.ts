@@ -119,42 +119,28 @@ describe('fast item checks', () => {
     }
   });
 
-  test('similar lists and reviews as objects (journals of older versions) are read as columns', () => {
-    const legacySimilar = {
-      kind: 'similar',
-      fragranceId: 'f1',
-      entries: [
-        { id: 'f2', name: 'Two', brand: 'B', similarityScore: 0.8 },
-        { id: 'f3', name: 'Three', brand: 'B', similarityScore: 0.5 },
-      ],
-    };
-    expect(checkItem(legacySimilar)).toEqual({
-      kind: 'similar',
-      fragranceId: 'f1',
-      ids: ['f2', 'f3'],
-      scores: [0.8, 0.5],
-    });
-    const legacyReviews = {
-      kind: 'reviews',
-      fragranceId: 'f1',
-      mode: 'replace',
-      total: 2,
-      reviews: [
-        { date: '2024-01-02', rating: 4, text: 'Lovely' },
-        { date: '2023-12-31', rating: 2.5, text: null },
-      ],
-    };
-    expect(checkItem(legacyReviews)).toEqual({
-      kind: 'reviews',
-      fragranceId: 'f1',
-      mode: 'replace',
-      total: 2,
-      dates: ['2024-01-02', '2023-12-31'],
-      ratings: [4, 2.5],
-      texts: ['Lovely', null],
-    });
-    // A legacy list with a bad entry is still refused, not half read.
-    const bad = { ...legacySimilar, entries: [{ id: 'f2', similarityScore: 'high' }] };
-    expect(checkItem(bad).kind).toBe('quarantine');
+  test('lists as objects (the item shape before columns) are quarantined with the item, not read', () => {
+    const objects = [
+      {
+        kind: 'similar',
+        fragranceId: 'f1',
+        entries: [{ id: 'f2', name: 'Two', brand: 'B', similarityScore: 0.8 }],
+      },
+      {
+        kind: 'reviews',
+        fragranceId: 'f1',
+        mode: 'replace',
+        total: 1,
+        reviews: [{ date: '2024-01-02', rating: 4, text: 'Lovely' }],
+      },
+    ];
+    for (const item of objects)
+      expect(checkItem(item)).toEqual({
+        kind: 'quarantine',
+        endpoint: 'loader',
+        key: 'f1',
+        reason: expect.stringMatching(/^invalid (similar|reviews) item at (ids|dates): /),
+        raw: item,
+      });
   });
 });
