@@ -12,8 +12,8 @@ export type MergeVerb = 'creates' | 'inserts' | 'updates' | 'deletes';
  * naming what it writes (`creates` a work table `w_*`; `inserts`, `updates` or `deletes` a
  * warehouse table) and the batch tables (staging `stg_*` and work tables) it reads: those
  * that drive it, which it needs a row of to change anything, and those it only looks up
- * (a LEFT or ANTI JOIN). test/warehouse/merge-plan.test.ts checks every header against
- * what DuckDB binds and what the statement changes.
+ * (a LEFT or ANTI JOIN). test/warehouse/merge-headers.test.ts checks every header against
+ * what DuckDB binds and what the statement changes, with and without its drivers.
  */
 export interface MergeStatement {
   /** The statement as written, with its `;` and any comments after its header. */
