@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'API_CLIENT_ERROR'
   | 'API_SERVER_ERROR'
   | 'NETWORK'
+  | 'REDIS_UNREACHABLE'
   | 'WAREHOUSE'
   | 'WAREHOUSE_LOCKED'
   | 'DISK_FULL'

@@ -7,9 +7,9 @@ export const EXIT = {
   /** Unexpected failure (a bug, or an error with no better code). */
   unexpected: 1,
   /**
-   * Bad input or configuration (invalid flag, config value, missing key or base URL), no
-   * room to write the warehouse or its journal, or a warehouse another process holds: the
-   * machine's setup, not a bug.
+   * Bad input or configuration (invalid flag, config value, missing key or base URL), an
+   * unreachable Redis, no room to write the warehouse or its journal, or a warehouse another
+   * process holds: the machine's setup, not a bug.
    */
   badInput: 2,
   /** Stopped by a cent cap (--max-cents, per-day cap); everything fetched is loaded. */
@@ -42,3 +42,15 @@ const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
 export function exitCodeFor(status: RunStatus): ExitCode {
   return EXIT_BY_STATUS[status];
 }
+
+/** One line per code for `--help` (the README's table says the same at more length). */
+export const EXIT_MEANING: Record<ExitCode, string> = {
+  0: 'done (for sync: the run completed)',
+  1: 'unexpected failure (a bug, or an error with no better code)',
+  2: 'bad input or setup: flag, config value, key, unreachable Redis, full disk, warehouse in use',
+  3: 'stopped by a cent cap; everything fetched is loaded',
+  4: 'the service answered 402 Payment Required: top up, run again, it continues',
+  5: 'the daily quota is down to the reserve and --no-wait was given',
+  6: 'the API key was refused (401)',
+  7: 'the service could not be reached, or kept failing after bounded retries',
+};

@@ -1,64 +1,33 @@
-import { oneLine } from '../errors.ts';
+import { loadConfig, type Config } from '../config/index.ts';
+import { ConfigError, oneLine } from '../errors.ts';
 import { EXIT } from './exit-codes.ts';
+import { parseCommandLine } from './program.ts';
+import { COMMANDS } from './registry.ts';
 
-/** Subcommands load lazily so that `fragsync sim` does not pay for DuckDB or BullMQ. */
-const COMMANDS: Record<
-  string,
-  { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> }
-> = {
-  sync: { summary: 'mirror the catalogue into the warehouse', load: () => import('./commands/sync.ts') },
-  plan: {
-    summary: 'print the calls and cents the next sync would spend (spends nothing)',
-    load: () => import('./commands/plan.ts'),
-  },
-  worker: { summary: 'run a worker process on a shared Redis', load: () => import('./commands/worker.ts') },
-  status: {
-    summary: 'show quota, budget, pause state and queue depths',
-    load: () => import('./commands/status.ts'),
-  },
-  query: {
-    summary: 'run one read-only SQL query on the warehouse',
-    load: () => import('./commands/query.ts'),
-  },
-  export: { summary: 'write the contract tables to Parquet', load: () => import('./commands/export.ts') },
-  sim: { summary: 'run the local Fragrance Data Service', load: () => import('./commands/sim.ts') },
-  demo: {
-    summary: 'start the local service and run a full sync into ./data',
-    load: () => import('./commands/demo.ts'),
-  },
-};
-
-export function usage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return [
-    'Usage: fragsync <command> [options]',
-    '',
-    'Commands:',
-    ...lines,
-    '',
-    'Run `fragsync <command> --help` for the options of one command.',
-    'The API key is read from the FRAGSYNC_API_KEY environment variable, never from a flag.',
-  ].join('\n');
-}
-
+/**
+ * The fragsync binary: parse (program.ts), load the config of commands that read one, run the
+ * command's module (loaded only now), and turn what escapes into one line and an exit code.
+ */
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    console.log(usage());
-    return name === undefined ? EXIT.badInput : EXIT.ok;
+  const inv = parseCommandLine(argv);
+  if (inv.kind === 'exit') return inv.code;
+  const who = `fragsync ${inv.spec.name}`;
+  let config: Config | null = null;
+  if (inv.spec.config) {
+    try {
+      config = loadConfig({ flags: inv.flags, env: process.env });
+    } catch (err) {
+      console.error(`${who}: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
+      return EXIT.badInput;
+    }
   }
-  if (name === '--version') {
-    console.log('fragsync 0.1.0');
-    return EXIT.ok;
+  const mod = await inv.spec.load();
+  try {
+    return await mod.run({ args: inv.args, opts: inv.opts, config, commands: COMMANDS });
+  } catch (err) {
+    console.error(`${who}: ${oneLine(err)}`);
+    return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    console.error(`fragsync: unknown command '${name}'. Run 'fragsync --help'.`);
-    return EXIT.badInput;
-  }
-  const mod = await command.load();
-  return mod.run(rest);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,12 +1,10 @@
-import type { ParseArgsConfig } from 'node:util';
 import { ConfigError } from '../errors.ts';
 
 /**
  * Where environment variables and command-line flags land in the config tree. One table
- * serves the parser (CONFIG_FLAGS), the loader and the help text, so the three cannot drift.
+ * serves the command-line parser and help (src/cli builds each command's options from the
+ * rows it names), the loader and config/README.md, so they cannot drift.
  */
-
-type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** How the raw string of a flag or variable becomes a config value. */
 type Kind = 'string' | 'number' | 'bool' | 'negatedBool' | 'reviews';
@@ -145,49 +143,32 @@ export const BINDINGS: Binding[] = [
     kind: 'bool',
     help: 'also fetch AI review digests (5 cents per fragrance; default off)',
   },
-  { env: ['FRAGSYNC_PARQUET_DIR'], paths: [['export', 'parquetDir']], kind: 'string', help: '' },
+  {
+    flag: 'parquet',
+    env: ['FRAGSYNC_PARQUET_DIR'],
+    paths: [['export', 'parquetDir']],
+    kind: 'string',
+    valueName: 'DIR',
+    help: 'Parquet folder: `export` writes it; `sync` writes it after a completed run (default: none)',
+  },
 ];
 
-const EXTRA_FLAGS = {
-  config: {
-    type: 'string',
-    help: 'JSON config file (defaults < file < environment < flags)',
-    valueName: 'FILE',
-  },
-  help: { type: 'boolean', help: 'show this help' },
+/** The binding of a command-line flag (without its dashes). */
+export function bindingOf(flag: string): Binding {
+  const binding = BINDINGS.find((b) => b.flag === flag);
+  if (!binding) throw new Error(`no config binding for --${flag}`);
+  return binding;
+}
+
+/** `--config FILE`: taken by every command that reads config flags. */
+export const CONFIG_FILE_FLAG = {
+  flag: 'config',
+  valueName: 'FILE',
+  help: 'JSON config file (defaults < file < environment < flags)',
 } as const;
 
-/** The shared node:util parseArgs option spec for sync, plan, worker and status. */
-export const CONFIG_FLAGS: ParseArgsOptionsConfig = Object.freeze({
-  ...Object.fromEntries(
-    BINDINGS.filter((b) => b.flag !== undefined).map((b) => [
-      b.flag as string,
-      { type: b.kind === 'bool' || b.kind === 'negatedBool' ? 'boolean' : 'string' } as const,
-    ]),
-  ),
-  config: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-});
-
-export function configHelp(): string {
-  const rows: [string, string][] = BINDINGS.filter((b) => b.flag !== undefined).map((b) => [
-    `--${b.flag}${b.valueName ? ` ${b.valueName}` : ''}`,
-    b.help,
-  ]);
-  rows.push([`--config ${EXTRA_FLAGS.config.valueName}`, EXTRA_FLAGS.config.help]);
-  rows.push(['--help', EXTRA_FLAGS.help.help]);
-  const width = Math.max(...rows.map(([f]) => f.length));
-  return [
-    'Options:',
-    ...rows.map(([f, h]) => `  ${f.padEnd(width)}  ${h}`),
-    '',
-    'The API key is read from FRAGSYNC_API_KEY only (never a flag or a config file).',
-    'Environment: ' +
-      BINDINGS.flatMap((b) => b.env ?? [])
-        .concat('FRAGSYNC_API_KEY')
-        .join(', '),
-  ].join('\n');
-}
+/** Never a flag, never in a file (see config/README.md). */
+export const SECRET_ENV = ['FRAGSYNC_API_KEY'] as const;
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);

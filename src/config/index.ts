@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.ts';
 import { BINDINGS, convert } from './bindings.ts';
 import { ConfigSchema, type Config } from './schema.ts';
 
-export { CONFIG_FLAGS, configHelp } from './bindings.ts';
+export { BINDINGS, CONFIG_FILE_FLAG, SECRET_ENV, bindingOf, type Binding } from './bindings.ts';
 export { ConfigSchema, LOG_LEVELS } from './schema.ts';
 export type { Config, DatasetsConfig, Objective } from './schema.ts';
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
+import { FragsyncError } from '../errors.ts';
 import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { MemoryDriver } from '../queue/memory-driver.ts';
@@ -98,14 +99,28 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   };
 }
 
-/** Connect, failing fast with one line when Redis is unreachable. */
+/**
+ * Connect, failing fast with one line when Redis is unreachable: the address (password
+ * hidden), the reason, and what to check. Without an 'error' listener ioredis would print
+ * "Unhandled error event" and a stack trace first.
+ */
 export async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: 5000 });
+  let lastError: Error | null = null;
+  const onError = (err: Error) => {
+    lastError = err;
+  };
+  redis.on('error', onError);
   try {
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(err as Error).message}`);
+    const reason = (err as NodeJS.ErrnoException).code ?? (lastError ?? (err as Error)).message;
+    throw new FragsyncError(
+      'REDIS_UNREACHABLE',
+      `cannot connect to Redis at ${redactUrl(url)} (${reason}): check that Redis runs there and that --redis or REDIS_URL names it`,
+      { context: { redis: redactUrl(url) }, transient: true },
+    );
   }
   return redis;
 }

@@ -160,3 +160,29 @@ describe('fragsync sync on the command line', () => {
     expect(JSON.parse(q.stdout.trim())).toEqual({ n: 30 });
   });
 });
+
+describe('fragsync sync --json', () => {
+  it('prints the final summary as one JSON document on stdout, and nothing else there', async () => {
+    const db = join(dir.path, 'json.duckdb');
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', db, '--json'], {
+      FRAGSYNC_API_KEY: 'good-key-123',
+    });
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const doc = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(doc).toMatchObject({ status: 'completed', exitCode: 0, rows: { fragrances: 30 } });
+    // The figures are the warehouse's: the run's row in sync_runs says the same.
+    const q = await fragsync([
+      'query',
+      'SELECT run_id, calls, cost_cents FROM sync_runs',
+      '--db',
+      db,
+      '--json',
+    ]);
+    const run = JSON.parse(q.stdout.trim()) as { run_id: string; calls: number; cost_cents: number };
+    expect(doc).toMatchObject({ runId: run.run_id, calls: run.calls, cents: run.cost_cents });
+    expect(run.calls).toBeGreaterThan(0);
+    expect(typeof doc.durationMs).toBe('number');
+    expect(r.stdout).not.toContain('good-key-123');
+  });
+});

@@ -30,7 +30,8 @@ describe('governed sync: worker processes on one Redis', () => {
     const prefix = uniquePrefix('gov-workers');
     const reserve = 30;
     const dailyQuota = 150;
-    const shared = ['--reserve', String(reserve), '--config', files.config, '--concurrency', '4'];
+    // The reserve reaches the workers from the run (RunInfo.limits): a worker takes no --reserve.
+    const shared = ['--config', files.config, '--concurrency', '4'];
     // Workers first: their start-up must not eat the first service day.
     const workers = await Promise.all([
       startWorker(redisUrl, prefix, shared),

@@ -1,10 +1,22 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { parseSimArgs } from '../../src/cli/commands/sim.ts';
+import { simOptions } from '../../src/cli/commands/sim.ts';
+import { parseCommandLine } from '../../src/cli/program.ts';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 
 const BIN = new URL('../../bin/fragsync.js', import.meta.url).pathname;
+
+/** `fragsync sim ...argv` parsed as the binary does; 'help' when it asked for help, throws when refused. */
+function parseSimArgs(argv: string[]): ReturnType<typeof simOptions> | 'help' {
+  let said = '';
+  const inv = parseCommandLine(['sim', ...argv], { out: () => undefined, err: (t) => (said += t) });
+  if (inv.kind === 'exit') {
+    if (inv.code === EXIT.ok) return 'help';
+    throw new Error(said);
+  }
+  return simOptions(inv.opts);
+}
 
 describe('fragsync sim flags', () => {
   it('maps every flag to a simulator option', () => {

@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config/index.ts';
 import { oneLine } from '../../errors.ts';
 import { runSync } from '../../sync/coordinator.ts';
@@ -13,6 +12,7 @@ import { createLogger } from '../../util/logger.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
+import type { CommandInput } from '../spec.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/fragsync.js', import.meta.url));
 const SIM_KEY = 'demo-key';
@@ -28,33 +28,14 @@ LIMIT 5`;
  * `npm run demo`: starts the local Fragrance Data Service in a child process (the other
  * core), runs a full sync into ./data, exports Parquet and answers a sample analyst query.
  */
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        fragrances: { type: 'string', default: '2000' },
-        data: { type: 'string', default: 'data' },
-        help: { type: 'boolean' },
-      },
-    }));
-  } catch (err) {
-    console.error(`fragsync demo: ${oneLine(err)}`);
-    return EXIT.badInput;
-  }
-  if (values.help) {
-    console.log(
-      'Usage: fragsync demo [--fragrances N] [--data DIR]\n\nStarts the local service and syncs it into DIR (default ./data).',
-    );
-    return EXIT.ok;
-  }
-  const dataDir = resolve(values.data);
+export async function run(input: CommandInput): Promise<number> {
+  const fragrances = input.opts.fragrances as number;
+  const dataDir = resolve(input.opts.data as string);
   mkdirSync(dataDir, { recursive: true });
 
-  const sim = await startSimChild(Number(values.fragrances));
+  const sim = await startSimChild(fragrances);
   try {
-    console.log(`local Fragrance Data Service: ${sim.url} (${values.fragrances} fragrances)`);
+    console.log(`local Fragrance Data Service: ${sim.url} (${fragrances} fragrances)`);
     const config = loadConfig({
       flags: { 'base-url': sim.url, db: join(dataDir, 'fragsync.duckdb'), redis: undefined },
       env: { FRAGSYNC_API_KEY: SIM_KEY, FRAGSYNC_PARQUET_DIR: join(dataDir, 'parquet') },

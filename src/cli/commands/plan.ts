@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { CONFIG_FLAGS, configHelp, loadConfig, type Config } from '../../config/index.ts';
-import { ConfigError, oneLine } from '../../errors.ts';
+import { oneLine } from '../../errors.ts';
 import { formatPlan } from '../../plan/format.ts';
 import { buildPlan, type QuotaSnapshot } from '../../plan/plan.ts';
 import { emptySyncState } from '../../warehouse/state-types.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
+import { configOf, type CommandInput } from '../spec.ts';
 
 /**
  * `fragsync plan`: what the next sync would spend, from the warehouse and the config. It
@@ -15,23 +14,8 @@ import { EXIT } from '../exit-codes.ts';
 
 type ReadOnlyWarehouse = Pick<Warehouse, 'syncState' | 'query' | 'spendOnDay' | 'close'>;
 
-export async function run(argv: string[]): Promise<number> {
-  let config: Config;
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options: CONFIG_FLAGS, allowPositionals: true });
-    if (values.help) {
-      console.log(
-        `Usage: fragsync plan [options]\n\nPrints the calls and cents the next sync would spend.\n\n${configHelp()}`,
-      );
-      return EXIT.ok;
-    }
-    if (positionals.length > 0) throw new ConfigError(`plan: unexpected argument '${positionals[0]}'`);
-    config = loadConfig({ flags: values as Record<string, string | boolean | undefined>, env: process.env });
-  } catch (err) {
-    console.error(`fragsync plan: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
-    return EXIT.badInput;
-  }
-
+export async function run(input: CommandInput): Promise<number> {
+  const config = configOf(input);
   const now = new Date();
   let state = emptySyncState();
   let quota: QuotaSnapshot | null = null;

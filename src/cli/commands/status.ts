@@ -7,17 +7,11 @@ import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
-import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
+import { configOf, type CommandInput } from '../spec.ts';
 
-const DESCRIPTION = `Shows the quota (limit, remaining, reset, reserve), whether work is paused, queue
-depths, and the cents spent today and in the latest run. Reads the shared state in Redis
-when --redis is given, and the warehouse when no sync holds it open. Spends nothing.`;
-
-export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommand('status', argv, DESCRIPTION);
-  if ('exit' in parsed) return parsed.exit;
-  const { config } = parsed;
+export async function run(input: CommandInput): Promise<number> {
+  const config = configOf(input);
   const out: [string, string][] = [];
   const fmt = (d: Date | null) => (d ? d.toISOString() : '-');
 

@@ -3,19 +3,16 @@ import { runSync } from '../../sync/coordinator.ts';
 import { createRuntime } from '../../sync/runtime.ts';
 import { formatSummary } from '../../sync/summary.ts';
 import { createLogger } from '../../util/logger.ts';
-import { parseCommand } from '../bootstrap.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
+import { configOf, type CommandInput } from '../spec.ts';
+import { summaryJson } from '../summary-json.ts';
 
-const DESCRIPTION = `Mirrors the catalogue of the Fragrance Data Service into the DuckDB warehouse.
-The API key comes from FRAGSYNC_API_KEY. With --redis (or REDIS_URL) the run is shared
-with \`fragsync worker\` processes; without, every job runs in this process.`;
-
-export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommand('sync', argv, DESCRIPTION);
-  if ('exit' in parsed) return parsed.exit;
-  const { config } = parsed;
-  const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'warn' : config.logLevel);
+export async function run(input: CommandInput): Promise<number> {
+  const config = configOf(input);
+  const json = input.opts.json === true;
+  // On a terminal the progress line and the summary say what matters; retries stay quiet.
+  const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'error' : config.logLevel);
   const progress = progressReporter();
   let runtime;
   try {
@@ -42,12 +39,13 @@ export async function run(argv: string[]): Promise<number> {
       onTick: progress.tick,
     });
     progress.done();
+    if (json) process.stdout.write(`${summaryJson(summary)}\n`);
     if (summary.status === 'failed' && summary.calls === 0) {
       // Nothing was answered: the summary table would only be zeros.
-      console.error(`fragsync sync: ${summary.message ?? 'the service could not be reached'}`);
+      console.error(`fragsync sync: ${unreachable(config.baseUrl, summary.message)}`);
       return exitCodeFor(summary.status);
     }
-    console.log(formatSummary(summary));
+    if (!json) console.log(formatSummary(summary));
     if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
     return exitCodeFor(summary.status);
   } catch (err) {
@@ -69,4 +67,10 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGTERM', stopSignals);
     await runtime.close();
   }
+}
+
+/** One line: where the service was looked for, what to check, and what failed first. */
+function unreachable(baseUrl: string | null, message: string | null): string {
+  const detail = message ? ` (${message})` : '';
+  return `cannot reach the Fragrance Data Service at ${baseUrl ?? '(no base URL)'}: check --base-url or FRAGSYNC_BASE_URL, and that this machine can reach it${detail}`;
 }

@@ -6,18 +6,11 @@ import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-wo
 import { clientFromConfig } from '../../sync/client.ts';
 import { connectRedis, governorLimits, spoolFolder } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
-import { parseCommand } from '../bootstrap.ts';
 import { EXIT } from '../exit-codes.ts';
+import { configOf, type CommandInput } from '../spec.ts';
 
-const DESCRIPTION = `Runs fetch jobs of the run that \`fragsync sync --redis URL\` enqueued, sharing the
-quota governor with every other process on that Redis. It never writes the warehouse:
-results go back to the sync process that owns it. Stops on SIGINT/SIGTERM after the jobs
-in hand finish.`;
-
-export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommand('worker', argv, DESCRIPTION);
-  if ('exit' in parsed) return parsed.exit;
-  const { config } = parsed;
+export async function run(input: CommandInput): Promise<number> {
+  const config = configOf(input);
   if (!config.redisUrl) {
     console.error('fragsync worker: config: redisUrl is required (--redis URL or REDIS_URL)');
     return EXIT.badInput;

@@ -1,0 +1,166 @@
+import { EXIT } from './exit-codes.ts';
+import type { CommandSpec } from './spec.ts';
+
+/**
+ * Every fragsync command, as data (see spec.ts). Config flags name rows of
+ * src/config/bindings.ts, which also holds their variables, config paths and help.
+ */
+
+/** The flags of a run: sync and plan read the same, so a plan describes the sync it precedes. */
+const RUN_FLAGS = [
+  'base-url',
+  'db',
+  'objective',
+  'max-cents',
+  'max-cents-per-day',
+  'reserve',
+  'reserve-percent',
+  'reviews',
+  'review-digest',
+] as const;
+
+const { ok, unexpected, badInput } = EXIT;
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'sync',
+    summary: 'mirror the catalogue into the warehouse',
+    description: `Mirrors the catalogue of the Fragrance Data Service into the DuckDB warehouse.
+The API key comes from FRAGSYNC_API_KEY. With --redis (or REDIS_URL) the run is shared
+with \`fragsync worker\` processes; without, every job runs in this process. On a terminal
+it keeps one live progress line; elsewhere it writes that line every 10 seconds.`,
+    config: [
+      ...RUN_FLAGS,
+      'redis',
+      'concurrency',
+      'no-wait',
+      'queue-prefix',
+      'spool-dir',
+      'parquet',
+      'log-level',
+    ],
+    options: [{ flags: '--json', help: 'print the final summary as one JSON document on stdout' }],
+    exits: Object.values(EXIT),
+    examples: [
+      'FRAGSYNC_API_KEY=... fragsync sync --base-url https://api.example.com --max-cents 500',
+      'fragsync sync --base-url URL --no-wait --json > run.json   # cron: stop at the quota',
+    ],
+    load: () => import('./commands/sync.ts'),
+  },
+  {
+    name: 'plan',
+    summary: 'print the calls and cents the next sync would spend (spends nothing)',
+    description: `Prints the calls per endpoint, cents and quota units the next sync would spend, from
+the warehouse and the config, and whether it fits the quota and the budget. It reads the
+warehouse read-only and never sends a request.`,
+    config: RUN_FLAGS,
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/plan.ts'),
+  },
+  {
+    name: 'worker',
+    summary: 'run a worker process on a shared Redis',
+    description: `Runs fetch jobs of the run that \`fragsync sync --redis URL\` enqueued, sharing the
+quota governor with every other process on that Redis. The run's caps and reserve come
+from the sync that enqueued it. It never writes the warehouse: results go back to the
+sync process that owns it. Stops on SIGINT/SIGTERM after the jobs in hand finish.`,
+    config: ['redis', 'base-url', 'concurrency', 'queue-prefix', 'spool-dir', 'log-level'],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/worker.ts'),
+  },
+  {
+    name: 'status',
+    summary: 'show quota, budget, pause state and queue depths',
+    description: `Shows the quota (limit, remaining, reset, reserve), whether work is paused, queue
+depths, and the cents spent today and in the latest run. Reads the shared state in Redis
+when --redis is given, and the warehouse when no sync holds it open. Spends nothing.`,
+    config: ['redis', 'db', 'queue-prefix', 'reserve', 'reserve-percent'],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/status.ts'),
+  },
+  {
+    name: 'query',
+    summary: 'run one read-only SQL query on the warehouse',
+    description: `Runs one read-only SQL query on the warehouse and prints the result.`,
+    args: [{ name: 'sql', help: 'the query', required: true }],
+    config: ['db'],
+    options: [{ flags: '--json', help: 'one JSON object per row instead of a table' }],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/query.ts'),
+  },
+  {
+    name: 'export',
+    summary: 'write the contract tables to Parquet',
+    description: `Writes every contract table to DIR/<table>.parquet (contract columns, no lineage), from one
+consistent snapshot. Files are written into a temporary sibling folder and renamed to DIR
+when complete, so readers never see a partial export.`,
+    config: ['parquet', 'db'],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/export.ts'),
+  },
+  {
+    name: 'sim',
+    summary: 'run the local Fragrance Data Service',
+    description: `Runs the project's own implementation of the Fragrance Data Service until SIGINT or
+SIGTERM. The first line on stdout is exactly \`listening on <url>\`.`,
+    options: [
+      { flags: '--port <N>', help: 'port to listen on (default: a free port)', int: { min: 0 } },
+      { flags: '--host <ADDR>', help: 'address to listen on (default 127.0.0.1; 0.0.0.0 in a container)' },
+      { flags: '--fragrances <N>', help: 'catalogue size (default 300)', int: { min: 1 } },
+      { flags: '--seed <N>', help: 'catalogue seed (default 1)', int: { min: 0 } },
+      { flags: '--keys <K1,K2>', help: 'API keys of the one simulated account (default sim-key)' },
+      {
+        flags: '--day-seconds <N>',
+        help: 'compressed clock: one service day lasts N real seconds',
+        int: { min: 1 },
+      },
+      { flags: '--quota <N>', help: 'daily call allowance (default 1000000)', int: { min: 0 } },
+      { flags: '--balance-cents <N>', help: 'prepaid balance (default 1000000000)', int: { min: 0 } },
+      { flags: '--id-style <STYLE>', help: 'fragrance id style (default slug)', choices: ['opaque', 'slug'] },
+      {
+        flags: '--error-body <KIND>',
+        help: 'body of non-429 errors (default json)',
+        choices: ['json', 'text'],
+      },
+      { flags: '--extra-fields', help: 'add unknown fields to every response object' },
+      {
+        flags: '--bill-failed-calls <yes|no>',
+        help: 'bill 4xx/5xx and resets (default yes)',
+        choices: ['yes', 'no'],
+      },
+      {
+        flags: '--list-order <ORDER>',
+        help: 'order of lists (default id)',
+        choices: ['id', 'reverse', 'shuffled'],
+      },
+    ],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/sim.ts'),
+  },
+  {
+    name: 'demo',
+    summary: 'start the local service and run a full sync into ./data',
+    description: `Starts the local Fragrance Data Service, syncs it into DIR (default ./data), exports
+Parquet and answers a sample analyst query.`,
+    options: [
+      { flags: '--fragrances <N>', help: 'catalogue size', int: { min: 1 }, default: 2000 },
+      { flags: '--data <DIR>', help: 'folder of the warehouse and the Parquet export', default: 'data' },
+    ],
+    exits: Object.values(EXIT),
+    load: () => import('./commands/demo.ts'),
+  },
+  {
+    name: 'completion',
+    summary: 'print a shell completion script (bash or zsh)',
+    description: `Prints a completion script for the commands and options of this fragsync. Load it with
+\`source <(fragsync completion bash)\` in ~/.bashrc, or
+\`source <(fragsync completion zsh)\` in ~/.zshrc.`,
+    args: [{ name: 'shell', help: 'bash or zsh', required: true }],
+    exits: [ok, badInput],
+    load: () => import('./completion.ts'),
+  },
+];
+
+export function commandNamed(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
