@@ -12,7 +12,7 @@ export interface MemoryDriverOptions {
   governor: Governor;
   /** Jobs running at once (each one sends at most one request at a time). */
   concurrency: number;
-  /** false: a quota pause stops the run (exit code quota exhausted) instead of waiting. */
+  /** false: a quota pause stops the run (quota_exhausted) instead of waiting. */
   wait: boolean;
   onOutcome: OutcomeHandler;
   /** Called whenever a pause begins, with its local end. */
