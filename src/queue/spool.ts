@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { accessSync, closeSync, constants, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { ConfigError } from '../errors.ts';
 import type { ApiCallItem, SentCall } from '../domain/calls.ts';
 import type { LoadEntry } from '../domain/items.ts';
+import { ensureWritableDir } from '../util/writable-dir.ts';
 import { readCalls, unansweredRows } from '../warehouse/sent-calls.ts';
 import { claimDeadSpools, openSpools, spoolToken } from './spool-file.ts';
 
@@ -66,13 +66,7 @@ export class CallSpool {
   }
 
   static async open(opts: SpoolOptions): Promise<CallSpool> {
-    try {
-      mkdirSync(opts.dir, { recursive: true });
-      accessSync(opts.dir, constants.W_OK);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'unusable';
-      throw new ConfigError(`config: queue.spoolDir: cannot keep the worker spool in ${opts.dir} (${code})`);
-    }
+    ensureWritableDir(opts.dir, 'queue.spoolDir');
     const spool = new CallSpool(opts);
     openSpools.add(spool.token);
     await opts.redis.set(spool.marker, '1', 'EX', MARKER_TTL_S);

@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
@@ -8,6 +6,7 @@ import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts'
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { MemoryDriver } from '../queue/memory-driver.ts';
 import type { QueueDriver } from '../queue/types.ts';
+import { checkPaths, spoolFolder } from './paths.ts';
 import type { DriverContext } from './coordinator.ts';
 
 export function governorLimits(config: Config): GovernorLimits {
@@ -18,16 +17,6 @@ export function governorLimits(config: Config): GovernorLimits {
     maxCentsPerDay: config.budget.maxCentsPerDay,
     resumeJitterMs: config.quota.resumeJitterMs,
   };
-}
-
-/**
- * This host's spool folder for the queue prefix (queue.spoolDir, else the user's state
- * folder): worker processes of one prefix on one host share it, so a restarted one finds
- * what a killed one left.
- */
-export function spoolFolder(config: Config): string {
-  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(config.queue.spoolDir ?? join(state, 'fragsync', 'spool'), config.queue.prefix);
 }
 
 export interface Runtime {
@@ -43,6 +32,7 @@ export interface Runtime {
  * driver.
  */
 export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+  checkPaths(config);
   if (!config.redisUrl) {
     const governor = createMemoryGovernor(governorLimits(config), { logger: log });
     return {

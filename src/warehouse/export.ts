@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { ensureWritableDir } from '../util/writable-dir.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import { rows, toWarehouseError, type Db } from './db.ts';
 import { CONTRACT_TABLES, isLineageColumn } from './contract.ts';
@@ -33,7 +34,9 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
   const target = resolve(dir);
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(dirname(target), `.${basename(target)}.tmp-${suffix}`);
-  await mkdir(staging, { recursive: true });
+  // The parent is created and tried first: a recursive mkdir can spin forever (writable-dir.ts).
+  ensureWritableDir(dirname(target), 'Parquet export folder');
+  await mkdir(staging);
   const tables: Record<string, number> = {};
   try {
     await db.exclusive(async (c) => {

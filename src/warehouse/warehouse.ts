@@ -1,7 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type pino from 'pino';
+import { ConfigError } from '../errors.ts';
+import { ensureWritableDir } from '../util/writable-dir.ts';
 import { Db, WarehouseError, toWarehouseError } from './db.ts';
 import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoadResult } from './loader.ts';
@@ -37,11 +38,15 @@ export class Warehouse implements WarehouseHandle {
   static async open(path: string, opts: OpenOptions = {}): Promise<Warehouse> {
     const file = resolve(path);
     const readOnly = opts.readOnly ?? false;
-    if (!readOnly)
-      await mkdir(dirname(file), { recursive: true }).catch((err: unknown) => {
-        throw toWarehouseError(err, 'cannot create the warehouse folder', file);
-      });
-    const db = await Db.open(file, readOnly);
+    if (!readOnly) ensureWritableDir(dirname(file), 'dbPath');
+    const db = await Db.open(file, readOnly).catch((err: unknown) => {
+      // A file that is not a warehouse (a folder, another kind of file, one it may not
+      // read): the user's setup, like a folder that cannot be written. A lock or a full
+      // disk keep their own errors.
+      if (err instanceof WarehouseError && err.code === 'WAREHOUSE')
+        throw new ConfigError(`cannot use ${file} (dbPath): ${err.message}`, { key: 'dbPath' });
+      throw err;
+    });
     try {
       if (readOnly) {
         const have = await appliedVersions(db);

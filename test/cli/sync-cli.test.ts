@@ -76,7 +76,7 @@ describe('fragsync sync on the command line', () => {
     );
     expect(r.code).toBe(EXIT.badInput);
     expect(r.stderr).toMatch(
-      /^fragsync worker: CONFIG_INVALID: config: queue\.spoolDir: cannot keep the worker spool in .*a-file\/spool\/fstest-cli-spool-\S+ \(ENOTDIR\)\n$/,
+      /^fragsync worker: cannot use \S*\/a-file \(queue\.spoolDir\): it is a file, not a folder\n$/,
     );
   });
 

@@ -37,9 +37,15 @@ const KEY = 'sim-key';
 
 const files = governedFiles();
 
-/** Lines of the process's output that are not pino's JSON log lines: what a person reads. */
+/**
+ * Lines of the process's output that are not pino's JSON log lines nor the progress line
+ * (written every 10 s off a terminal: a loaded machine makes a run that long): what a
+ * person reads at the end.
+ */
 const humanLines = (output: string) =>
-  output.split('\n').filter((line) => line.length > 0 && !line.startsWith('{'));
+  output
+    .split('\n')
+    .filter((line) => line.length > 0 && !line.startsWith('{') && !/^\d{4}-\d\d-\d\dT\S+ \w+ \| /.test(line));
 
 /** Every text cell of every table that contains `needle`, as `table.column` names. */
 async function columnsContaining(dbPath: string, needle: string): Promise<string[]> {

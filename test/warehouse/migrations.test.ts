@@ -65,11 +65,13 @@ test('a second process cannot open a warehouse in use: one clear WAREHOUSE_LOCKE
   await wh.close();
 });
 
-test('a file that is not a DuckDB database gives a WAREHOUSE error', async () => {
+test('a file that is not a DuckDB database is an unusable dbPath (exit 2), named in one line', async () => {
   const { writeFile } = await import('node:fs/promises');
   const path = `${tmp.path}/garbage.duckdb`;
   await writeFile(path, 'this is not a database, just some text that is long enough to have a header');
-  await expect(Warehouse.open(path)).rejects.toMatchObject({ code: 'WAREHOUSE' });
+  const err = await Warehouse.open(path).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: 'CONFIG_INVALID' });
+  expect((err as Error).message).toMatch(/^cannot use \S+\/garbage\.duckdb \(dbPath\): [^\n]+$/);
 });
 
 test('read-only open refuses writes and an outdated schema', async () => {

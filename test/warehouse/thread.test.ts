@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { ConfigError } from '../../src/errors.ts';
 import { WarehouseError } from '../../src/warehouse/db.ts';
 import type { LoadEntry } from '../../src/domain/items.ts';
 import { ThreadWarehouse } from '../../src/warehouse/thread/remote.ts';
@@ -88,7 +89,15 @@ test('a warehouse the thread cannot open fails the open with the one-line error,
   const blocker = `${dir.path}/not-a-dir`;
   await writeFile(blocker, 'a file where a folder should be');
   const err = await ThreadWarehouse.open(`${blocker}/w.duckdb`).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(WarehouseError);
+  // The folder is tried before a thread starts; the thread's own open failures cross as the
+  // same class (the garbage file below).
+  expect(err).toBeInstanceOf(ConfigError);
   expect((err as Error).message).toMatch(/not-a-dir/);
+  const garbage = `${dir.path}/garbage.duckdb`;
+  await writeFile(garbage, 'not a database, but long enough to be read as a header '.repeat(20));
+  const opened = await ThreadWarehouse.open(garbage).catch((e: unknown) => e);
+  expect(opened).toBeInstanceOf(ConfigError);
+  expect((opened as Error).message).toMatch(/garbage\.duckdb/);
+  expect((opened as Error).message).not.toContain('\n');
   expect((err as Error).message).not.toContain('\n');
 });

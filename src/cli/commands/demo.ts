@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { runSync } from '../../sync/coordinator.ts';
 import { createRuntime } from '../../sync/runtime.ts';
 import { formatSummary } from '../../sync/summary.ts';
 import { createLogger } from '../../util/logger.ts';
+import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
@@ -31,7 +31,12 @@ LIMIT 5`;
 export async function run(input: CommandInput): Promise<number> {
   const fragrances = input.opts.fragrances as number;
   const dataDir = resolve(input.opts.data as string);
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    ensureWritableDir(dataDir, '--data');
+  } catch (err) {
+    console.error(`fragsync demo: ${oneLine(err)}`);
+    return EXIT.badInput;
+  }
 
   const sim = await startSimChild(fragrances);
   try {

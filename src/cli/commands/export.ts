@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { oneLine } from '../../errors.ts';
+import { ConfigError, oneLine } from '../../errors.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -24,8 +24,9 @@ export async function run(input: CommandInput): Promise<number> {
     console.log(`exported ${Object.keys(result.tables).length} tables (${rows} rows) to ${result.dir}`);
     return EXIT.ok;
   } catch (err) {
-    console.error(`fragsync export: ${oneLine(err)}`);
-    return EXIT.unexpected;
+    // A folder that cannot be created or written is the user's setup (exit 2).
+    console.error(`fragsync export: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
+    return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
   } finally {
     await wh?.close().catch(() => undefined);
   }

@@ -1,7 +1,5 @@
 import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
-import { runSync } from '../../sync/coordinator.ts';
-import { createRuntime } from '../../sync/runtime.ts';
-import { formatSummary } from '../../sync/summary.ts';
+import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
 import { progressReporter } from '../progress.ts';
@@ -10,6 +8,18 @@ import { summaryJson } from '../summary-json.ts';
 
 export async function run(input: CommandInput): Promise<number> {
   const config = configOf(input);
+  try {
+    // Before DuckDB, undici and BullMQ are loaded: an unusable path answers within a second.
+    checkPaths(config);
+  } catch (err) {
+    console.error(`fragsync sync: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
+    return EXIT.badInput;
+  }
+  const [{ runSync }, { createRuntime }, { formatSummary }] = await Promise.all([
+    import('../../sync/coordinator.ts'),
+    import('../../sync/runtime.ts'),
+    import('../../sync/summary.ts'),
+  ]);
   const json = input.opts.json === true;
   // On a terminal the progress line and the summary say what matters; retries stay quiet.
   const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'error' : config.logLevel);

@@ -4,8 +4,10 @@ import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
 import { clientFromConfig } from '../../sync/client.ts';
-import { connectRedis, governorLimits, spoolFolder } from '../../sync/runtime.ts';
+import { spoolFolder } from '../../sync/paths.ts';
+import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
+import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
@@ -22,6 +24,13 @@ export async function run(input: CommandInput): Promise<number> {
     return EXIT.badInput;
   }
   const apiKey = config.apiKey;
+  try {
+    // Before Redis: an unusable spool folder answers at once, naming itself.
+    ensureWritableDir(spoolFolder(config), 'queue.spoolDir');
+  } catch (err) {
+    console.error(`fragsync worker: ${(err as Error).message}`);
+    return EXIT.badInput;
+  }
   const log = createLogger(config.logLevel).child({ role: 'worker' });
   let redis;
   try {

@@ -1,7 +1,8 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type pino from 'pino';
-import { FragsyncError, type ErrorCode } from '../../errors.ts';
+import { ConfigError, FragsyncError, type ErrorCode } from '../../errors.ts';
+import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { WarehouseError } from '../db.ts';
 import type { ExportResult } from '../export.ts';
 import type { WarehouseHandle } from '../handle.ts';
@@ -16,6 +17,7 @@ const ENTRY = new URL('./entry.mjs', import.meta.url);
 function fromWire(e: WireError): Error {
   if (e.code === 'WAREHOUSE' || e.code === 'WAREHOUSE_LOCKED' || e.code === 'DISK_FULL')
     return new WarehouseError(e.code, e.message, e.context);
+  if (e.code === 'CONFIG_INVALID') return new ConfigError(e.message, e.context);
   if (e.fragsync && e.code)
     return new FragsyncError(e.code as ErrorCode, e.message, { context: e.context, transient: e.transient });
   const err = new Error(e.message);
@@ -44,6 +46,8 @@ export class ThreadWarehouse implements WarehouseHandle {
 
   static async open(path: string, opts: { logger?: pino.Logger } = {}): Promise<ThreadWarehouse> {
     const file = resolve(path);
+    // Before a thread is started for it (the thread's Warehouse.open checks again).
+    ensureWritableDir(dirname(file), 'dbPath');
     const init: ThreadInit = { path: file, logLevel: opts.logger?.level ?? 'silent' };
     const worker = new Worker(ENTRY, {
       workerData: init,

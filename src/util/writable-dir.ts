@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError } from '../errors.ts';
+
+const errno = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 'unusable';
+
+/**
+ * Make sure `dir` exists and this process can create files in it, or throw one line naming
+ * the path (a ConfigError: the user's setup, exit 2). `what` names the setting or flag,
+ * e.g. `dbPath`.
+ *
+ * Not `mkdir(dir, { recursive: true })`: Node's recursive mkdir loops forever on some
+ * filesystems (under /proc, a create answers ENOENT for a parent that exists, and Node
+ * retries the parent), holding a libuv thread at full CPU where no signal ends it. This
+ * walks up to the nearest folder that exists and creates each missing level once.
+ * Writability is tried with a real file, not access(2): as root, or on a read-only or
+ * pseudo filesystem, access says yes where a create fails.
+ */
+export function ensureWritableDir(dir: string, what: string): string {
+  const target = resolve(dir);
+  const fail = (path: string, reason: string): ConfigError =>
+    new ConfigError(`cannot use ${path} (${what}): ${reason}`, { key: what, path });
+  const missing: string[] = [];
+  for (let p = target; ;) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch (err) {
+      // ENOTDIR: a file further up is in the way; the walk up finds and names it.
+      if (errno(err) !== 'ENOENT' && errno(err) !== 'ENOTDIR')
+        throw fail(p, `cannot read it (${errno(err)})`);
+      const parent = dirname(p);
+      if (parent === p) throw fail(p, 'no such filesystem root');
+      missing.unshift(p);
+      p = parent;
+      continue;
+    }
+    if (!isDir) throw fail(p, 'it is a file, not a folder');
+    break;
+  }
+  for (const p of missing) {
+    try {
+      mkdirSync(p);
+    } catch (err) {
+      // Another process may have created it meanwhile.
+      if (errno(err) === 'EEXIST' && statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
+      throw fail(p, `cannot create the folder (${errno(err)})`);
+    }
+  }
+  const probe = join(target, `.fragsync-probe-${process.pid}-${randomUUID().slice(0, 8)}`);
+  try {
+    closeSync(openSync(probe, 'wx'));
+  } catch (err) {
+    throw fail(target, `cannot create files in it (${errno(err)})`);
+  }
+  rmSync(probe, { force: true });
+  return target;
+}
