@@ -10,7 +10,7 @@ import { BIN } from '../helpers/worker-process.ts';
 /**
  * Paths that cannot be created or written: one line naming the path and exit 2, at once.
  * Under /proc, Node's recursive mkdir used to spin forever at full CPU (and SIGTERM did not
- * end it); each command here is killed after 10 s, so a hang fails as a wrong exit code.
+ * end it); each command here is killed after 30 s, so a hang fails as a wrong exit code.
  */
 
 interface Ended {
@@ -25,7 +25,7 @@ function fragsync(args: string[], env: Record<string, string> = {}): Promise<End
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', FRAGSYNC_API_KEY: 'k', ...env }, timeout: 10_000 },
+      { env: { PATH: process.env.PATH ?? '', FRAGSYNC_API_KEY: 'k', ...env }, timeout: 30_000 },
       (err, _stdout, stderr) => {
         const code = err ? ((err as { code?: number | null }).code ?? null) : 0;
         resolve({ code: typeof code === 'number' ? code : null, stderr, ms: Date.now() - started });
@@ -71,10 +71,13 @@ describe('paths that cannot be used fail fast', () => {
     expectRefused(r, 'sync', '/proc');
   });
 
-  it('an unusable --db file (a folder, or not a DuckDB file) exits 2, not 1', async () => {
+  it('an unusable --db file (a folder) exits 2, not 1', async () => {
     const folder = join(dir.path, 'a-folder.duckdb');
     await mkdir(folder);
     expectRefused(await fragsync(['sync', ...noService, '--db', folder]), 'sync', folder);
+  });
+
+  it('an unusable --db file (not a DuckDB file) exits 2, not 1', async () => {
     const garbage = join(dir.path, 'garbage.duckdb');
     await writeFile(garbage, 'this is not a database, just some text that is long enough'.repeat(100));
     expectRefused(await fragsync(['sync', ...noService, '--db', garbage]), 'sync', garbage);
