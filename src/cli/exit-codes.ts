@@ -27,7 +27,7 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** Each cause a run ends with (src/domain/run.ts), as the number cron wrappers see. */
-const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
+export const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
   completed: EXIT.ok,
   running: EXIT.unexpected,
   budget_exhausted: EXIT.budgetExhausted,

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await mod.run({ args: inv.args, opts: inv.opts, config, commands: COMMANDS });
   } catch (err) {
-    console.error(`${who}: ${oneLine(err)}`);
+    console.error(`${who}: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
     return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
   }
 }

@@ -1,6 +1,11 @@
 import type { SyncTick } from '../sync/coordinator.ts';
+import { fit, widthOf } from './output/cell.ts';
 
-/** One live line on a terminal; a plain line every `everyMs` otherwise (cron logs). */
+/**
+ * One live line on a terminal, redrawn in place and cut to the terminal's width (a line that
+ * wrapped would scroll instead of being redrawn); a plain line every `everyMs` otherwise
+ * (cron logs).
+ */
 export function progressReporter(
   stream: NodeJS.WriteStream = process.stderr,
   everyMs = 10_000,
@@ -13,13 +18,14 @@ export function progressReporter(
   let drawn = false;
   return {
     tick(t) {
-      const line = formatTick(t);
       if (tty) {
+        // One column short of the width: writing the last column makes some terminals wrap.
+        const line = fitTick(t, (stream.columns || 80) - 1);
         stream.write(`\r\x1b[2K${line}`);
         drawn = true;
       } else if (t.elapsedMs - lastPlain >= everyMs) {
         lastPlain = t.elapsedMs;
-        stream.write(`${new Date().toISOString()} ${line}\n`);
+        stream.write(`${new Date().toISOString()} ${formatTick(t)}\n`);
       }
     },
     done() {
@@ -34,6 +40,17 @@ export function progressReporter(
  * per job seen so far (a review job reads several pages), so it settles once the walks end.
  */
 export function formatTick(t: SyncTick): string {
+  return tickParts(t).join(' | ');
+}
+
+/** The line in `width` columns: the ETA, then the quota, then the budget give way; then it is cut. */
+export function fitTick(t: SyncTick, width: number): string {
+  const parts = tickParts(t);
+  while (parts.length > 2 && widthOf(parts.join(' | ')) > width) parts.pop();
+  return fit(parts.join(' | '), width);
+}
+
+function tickParts(t: SyncTick): string[] {
   const budget = t.maxCents !== null ? `${t.cents}/${t.maxCents} cents` : `${t.cents} cents`;
   const quota = t.quotaRemaining !== null ? `quota ${t.quotaRemaining} left` : 'quota ?';
   const rate = t.elapsedMs > 0 ? t.jobsDone / (t.elapsedMs / 1000) : 0;
@@ -42,7 +59,7 @@ export function formatTick(t: SyncTick): string {
   const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
   const eta = rate > 0 && left > 0 ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
   const phase = t.pausedUntil ? `paused until ${t.pausedUntil.toISOString()}` : t.phase;
-  return [phase, calls, budget, quota, eta].filter(Boolean).join(' | ');
+  return [phase, calls, budget, quota, eta].filter(Boolean);
 }
 
 function formatDuration(ms: number): string {

@@ -1,4 +1,5 @@
 import { EXIT } from './exit-codes.ts';
+import { FORMATS } from './output/format-names.ts';
 import type { CommandSpec } from './spec.ts';
 
 /**
@@ -81,12 +82,62 @@ when --redis is given, and the warehouse when no sync holds it open. Spends noth
   {
     name: 'query',
     summary: 'run one read-only SQL query on the warehouse',
-    description: `Runs one read-only SQL query on the warehouse and prints the result.`,
-    args: [{ name: 'sql', help: 'the query', required: true }],
+    description: `Runs one read-only SQL query on the warehouse (the last statement's result is printed).
+The SQL comes from the argument, from --file, or from standard input (an argument of -, or
+none on a pipe). A table shows column names and types, NULL as NULL, values cut to the
+terminal's width, and the first and last 20 rows of a longer result with a note; --format
+csv, json, jsonl or markdown print every row (unless --max-rows).`,
+    args: [{ name: 'sql', help: 'the query; - reads it from standard input' }],
     config: ['db'],
-    options: [{ flags: '--json', help: 'one JSON object per row instead of a table' }],
+    options: [
+      { flags: '-f, --file <FILE>', help: 'read the SQL from FILE' },
+      {
+        flags: '--format <FORMAT>',
+        help: 'table (DuckDB shell style), csv (RFC 4180), json (one array), jsonl (an object per line) or markdown',
+        choices: FORMATS,
+        default: 'table',
+      },
+      { flags: '--json', help: 'same as --format jsonl (one JSON object per row)' },
+      {
+        flags: '--max-rows <N>',
+        help: 'print at most N rows, 0 for all (default: 40 for a table, all otherwise)',
+        int: { min: 0 },
+      },
+      {
+        flags: '--width <N>',
+        help: `table width in columns (default: the terminal's, else $COLUMNS, else 160)`,
+        int: { min: 20 },
+      },
+    ],
+    examples: [
+      `fragsync query "SELECT name, brand, score FROM fragrances ORDER BY score DESC LIMIT 5"`,
+      'fragsync query --format csv "SELECT * FROM brands" > brands.csv',
+      'fragsync query -f report.sql --format markdown',
+      'echo "SELECT count(*) FROM reviews" | fragsync query',
+    ],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/query.ts'),
+  },
+  {
+    name: 'runs',
+    summary: 'list past runs: when, how long, why they ended, calls and cents',
+    description: `Lists the latest runs recorded in the warehouse's sync_runs table, newest first: start
+and end (UTC), duration, the cause the run ended with and the exit code it gave, calls and
+cents (from the ledger, api_calls), and the other columns this warehouse keeps per run.
+Reads the warehouse read-only.`,
+    config: ['db'],
+    options: [
+      { flags: '--limit <N>', help: 'the latest N runs, 0 for all', int: { min: 0 }, default: 20 },
+      {
+        flags: '--format <FORMAT>',
+        help: 'table, csv, json, jsonl or markdown',
+        choices: FORMATS,
+        default: 'table',
+      },
+      { flags: '--width <N>', help: "table width in columns (default: the terminal's)", int: { min: 20 } },
+    ],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/runs.ts'),
   },
   {
     name: 'export',

@@ -12,6 +12,7 @@ import type { LoadBatch, ProgressMark } from '../domain/items.ts';
 import type { RunStatus } from '../domain/run.ts';
 import type { SyncState } from './state-types.ts';
 import type { WarehouseHandle } from './handle.ts';
+import { streamResult, type ResultSink } from './result-stream.ts';
 import { readSyncState } from './sync-state.ts';
 import { sqlFile } from './sql-files.ts';
 
@@ -146,6 +147,11 @@ export class Warehouse implements WarehouseHandle {
   /** JSON-safe rows (BIGINT as number when safe, else string; dates as ISO-like strings). */
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.guard('query', () => this.db.all<T>(sql, params as DuckDBValue[]));
+  }
+
+  /** An analyst's query, streamed to `sink` chunk by chunk; resolves with its row count. */
+  streamQuery(sql: string, sink: ResultSink): Promise<number> {
+    return this.guard('query', () => this.db.exclusive((conn) => streamResult(conn, sql, sink)));
   }
 
   exportParquet(dir: string): Promise<ExportResult> {

@@ -118,7 +118,7 @@ describe('usage errors are one line naming the option, exit 2', () => {
       ['sync', '--reviews', 'some'],
       /^fragsync sync: config: datasets\.reviews must be all, none or newest:N with N >= 1 \(from flag --reviews\)$/,
     ],
-    [['query'], /^fragsync query: missing required argument 'sql'/],
+    [['query'], /^fragsync query: no SQL in standard input$/],
     [['status', 'now'], /^fragsync status: too many arguments for 'status'/],
     [['snyc'], /^fragsync: unknown command 'snyc' \(did you mean sync\?\)/],
   ])('%j', async (args, line) => {

@@ -53,3 +53,32 @@ describe('progress', () => {
     for (const l of lines) expect(l).toMatch(/^\d{4}-\d{2}-\d{2}T\S+Z details \| calls /);
   });
 });
+
+describe('progress on a narrow terminal', () => {
+  /** What a terminal shows after the writes: the text after the last clear of the line. */
+  const screen = (text: string) => text.split('\r\x1b[2K').at(-1) as string;
+
+  test('fits the width: the ETA, quota and budget give way first, then the line is cut', () => {
+    for (const [columns, expected] of [
+      [120, 'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s'],
+      [60, 'details | calls 150 of ~450 | 420/1000 cents'],
+      [30, 'details | calls 150 of ~450'],
+      [20, 'details | calls 15…'],
+    ] as const) {
+      const s = Object.assign(stream(true), { columns });
+      const r = progressReporter(s);
+      r.tick(tick());
+      expect(screen(s.text)).toBe(expected);
+      expect(screen(s.text).length).toBeLessThan(columns);
+      // Redrawn in place: no newline, ever.
+      r.tick(tick({ elapsedMs: 20_000 }));
+      expect(s.text).not.toContain('\n');
+    }
+  });
+
+  test('a paused run keeps its reason on a narrow line', () => {
+    const s = Object.assign(stream(true), { columns: 50 });
+    progressReporter(s).tick(tick({ pausedUntil: new Date('2030-01-02T00:00:00.000Z') }));
+    expect(screen(s.text)).toBe('paused until 2030-01-02T00:00:00.000Z | calls 15…');
+  });
+});

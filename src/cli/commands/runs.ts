@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { oneLine } from '../../errors.ts';
+import { EXIT, EXIT_BY_STATUS } from '../exit-codes.ts';
+import { extraRunColumns, runHistorySql } from '../../warehouse/run-history.ts';
+import { Warehouse } from '../../warehouse/warehouse.ts';
+
+import { outputWidth } from '../output/cell.ts';
+import { printer, type Format } from '../output/formats.ts';
+import { write } from '../output/write.ts';
+import { configOf, type CommandInput } from '../spec.ts';
+import { PIPE_WIDTH } from './query.ts';
+
+/** `fragsync runs`: the latest runs from sync_runs (warehouse/run-history.ts), with exit codes. */
+
+/** The exit code each cause gave, as SQL; a run still going (or killed) has none yet. */
+function exitCase(): string {
+  const whens = Object.entries(EXIT_BY_STATUS)
+    .filter(([status]) => status !== 'running')
+    .map(([status, code]) => `WHEN '${status}' THEN ${code}`);
+  return `CASE status ${whens.join(' ')} END`;
+}
+
+export async function run(input: CommandInput): Promise<number> {
+  const { dbPath } = configOf(input);
+  const format = input.opts.format as Format;
+  const limit = input.opts.limit as number;
+  if (!existsSync(dbPath)) {
+    console.error(`fragsync runs: no warehouse at ${dbPath} (run a sync first, or pass --db)`);
+    return EXIT.badInput;
+  }
+  let wh: Warehouse | undefined;
+  try {
+    wh = await Warehouse.open(dbPath, { readOnly: true });
+    const extra = await extraRunColumns(wh);
+    const out = printer(format, {
+      write,
+      maxRows: null,
+      width: outputWidth(input.opts.width as number | undefined, process.stdout, process.env, PIPE_WIDTH),
+    });
+    await wh.streamQuery(
+      runHistorySql({ limit: limit === 0 ? null : limit, extra, exitCase: exitCase() }),
+      out,
+    );
+    await out.end();
+    return EXIT.ok;
+  } catch (err) {
+    console.error(`fragsync runs: ${oneLine(err)}`);
+    return EXIT.badInput;
+  } finally {
+    await wh?.close().catch(() => undefined);
+  }
+}

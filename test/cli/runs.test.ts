@@ -1,0 +1,122 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { fragsync } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * `fragsync runs` on a warehouse whose runs were opened and closed by the warehouse's own
+ * startRun/finishRun (calls and cents come from the ledger rows of each run).
+ */
+
+let dir: { path: string; cleanup(): Promise<void> };
+let db: string;
+
+async function ledger(wh: Warehouse, runId: string, calls: number, centsEach: number, at: string) {
+  for (let i = 0; i < calls; i++)
+    await wh.query(
+      `INSERT INTO api_calls (run_id, "at", method, endpoint, status, cost_cents, quota_remaining, _call_key)
+       VALUES (?, ?::TIMESTAMPTZ, 'GET', '/v1/fragrances', 200, ?, 1000, ?)`,
+      [runId, at, centsEach, `${runId}-${i}`],
+    );
+}
+
+beforeAll(async () => {
+  dir = await tempDir('fragsync-runs-');
+  db = join(dir.path, 'wh.duckdb');
+  const wh = await Warehouse.open(db);
+  await wh.startRun('run-a', new Date('2026-01-01T02:00:00Z'));
+  await ledger(wh, 'run-a', 3, 5, '2026-01-01T02:00:10Z');
+  await wh.finishRun('run-a', 'completed', new Date('2026-01-01T02:05:30Z'));
+  await wh.startRun('run-b', new Date('2026-01-02T02:00:00Z'));
+  await ledger(wh, 'run-b', 2, 25, '2026-01-02T02:00:10Z');
+  await wh.finishRun('run-b', 'quota_exhausted', new Date('2026-01-02T03:00:00Z'));
+  await wh.startRun('run-c', new Date('2026-01-03T02:00:00Z'));
+  await wh.close();
+});
+afterAll(() => dir.cleanup());
+
+describe('fragsync runs', () => {
+  it('newest first: when, how long, the cause and its exit code, calls and cents from the ledger', async () => {
+    const r = await fragsync(['runs', '--db', db, '--format', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(EXIT.ok);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(rows.map((x) => ({ ...x, duration: x.run_id === 'run-c' ? '(running)' : x.duration }))).toEqual([
+      {
+        run_id: 'run-c',
+        started_utc: '2026-01-03 02:00:00',
+        ended_utc: null,
+        duration: '(running)',
+        cause: 'running',
+        exit_code: null,
+        calls: 0,
+        cents: 0,
+      },
+      {
+        run_id: 'run-b',
+        started_utc: '2026-01-02 02:00:00',
+        ended_utc: '2026-01-02 03:00:00',
+        duration: '01:00:00',
+        cause: 'quota_exhausted',
+        exit_code: EXIT.quotaExhausted,
+        calls: 2,
+        cents: 50,
+      },
+      {
+        run_id: 'run-a',
+        started_utc: '2026-01-01 02:00:00',
+        ended_utc: '2026-01-01 02:05:30',
+        duration: '00:05:30',
+        cause: 'completed',
+        exit_code: EXIT.ok,
+        calls: 3,
+        cents: 15,
+      },
+    ]);
+  });
+
+  it('a table by default; --limit takes the latest N', async () => {
+    const r = await fragsync(['runs', '--db', db, '--limit', '2', '--width', '200']);
+    expect(r.code).toBe(EXIT.ok);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(
+      /│\s+run_id\s+│\s+started_utc\s+│\s+ended_utc\s+│\s+duration\s+│\s+cause\s+│\s+exit_code\s+│\s+calls\s+│\s+cents\s+│/,
+    );
+    expect(lines.filter((l) => /│ run-[abc] /.test(l)).map((l) => /run-[abc]/.exec(l)![0])).toEqual([
+      'run-c',
+      'run-b',
+    ]);
+    expect(r.stdout).toMatch(
+      /│ run-b +│ 2026-01-02 02:00:00 │ 2026-01-02 03:00:00 │ 01:00:00 +│ quota_exhausted │ +5 │ +2 │ +50 │/,
+    );
+    expect(r.stdout).toContain('2 rows  8 columns');
+  });
+
+  it('shows the per-run columns a newer warehouse keeps (mode, rows added/changed/removed)', async () => {
+    const extended = join(dir.path, 'extended.duckdb');
+    const wh = await Warehouse.open(extended);
+    await wh.startRun('run-x', new Date('2026-02-01T00:00:00Z'));
+    await wh.finishRun('run-x', 'completed', new Date('2026-02-01T00:01:00Z'));
+    await wh.query('ALTER TABLE sync_runs ADD COLUMN mode VARCHAR');
+    await wh.query('ALTER TABLE sync_runs ADD COLUMN rows_added INTEGER');
+    await wh.query("UPDATE sync_runs SET mode = 'nightly', rows_added = 12");
+    await wh.close();
+    const r = await fragsync(['runs', '--db', extended, '--format', 'jsonl']);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      run_id: 'run-x',
+      cause: 'completed',
+      mode: 'nightly',
+      rows_added: 12,
+    });
+  });
+
+  it('no warehouse is one line, exit 2', async () => {
+    const r = await fragsync(['runs', '--db', join(dir.path, 'none.duckdb')]);
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(
+      /^fragsync runs: no warehouse at \S+none\.duckdb \(run a sync first, or pass --db\)\n$/,
+    );
+  });
+});
