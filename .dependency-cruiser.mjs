@@ -7,6 +7,7 @@
 /** Where each room of the house is. */
 const ROOMS = {
   cli: '^src/cli/',
+  dashboard: '^src/dashboard/',
   sync: '^src/sync/',
   plan: '^src/plan/',
   queue: '^src/queue/',
@@ -30,6 +31,7 @@ const BOTTOM = ['domain', 'errors', 'util'];
  */
 const MAY_IMPORT = {
   cli: Object.keys(ROOMS).filter((r) => r !== 'cli'),
+  dashboard: ['queue', 'governor', 'warehouse', ...BOTTOM],
   sync: ['plan', 'queue', 'jobs', 'api', 'governor', 'warehouse', 'config', ...BOTTOM],
   plan: ['warehouse', 'config', ...BOTTOM],
   queue: ['jobs', 'api', 'governor', 'warehouse', ...BOTTOM],

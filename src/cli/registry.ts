@@ -66,6 +66,12 @@ quota governor with every other process on that Redis. The run's caps and reserv
 from the sync that enqueued it. It never writes the warehouse: results go back to the
 sync process that owns it. Stops on SIGINT/SIGTERM after the jobs in hand finish.`,
     config: ['redis', 'base-url', 'concurrency', 'queue-prefix', 'spool-dir', 'log-level'],
+    options: [
+      {
+        flags: '--heartbeat <FILE>',
+        help: 'renew FILE every 10 s while Redis answers (for `fragsync health` in a container)',
+      },
+    ],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/worker.ts'),
   },
@@ -150,6 +156,29 @@ when complete, so readers never see a partial export.`,
     load: () => import('./commands/export.ts'),
   },
   {
+    name: 'dashboard',
+    summary: 'serve a read-only dashboard: quota, spend, pauses, runs, freshness, quarantine, queues',
+    description: `Serves one page of our own (quota left and its reset, spend today against the caps, the
+pause state, the last runs, freshness per dataset, quarantined records) and bull-board for
+the queues, read-only. It reads Redis and opens the warehouse read-only for each look; while
+a sync holds the warehouse the page says so and shows what it read last. Bound to 127.0.0.1
+unless --host says otherwise; basic auth when FRAGSYNC_DASHBOARD_USER and
+FRAGSYNC_DASHBOARD_PASSWORD are set (in the environment only).`,
+    // The caps and reserve to show when no run is going on (a run's own come from Redis).
+    config: ['redis', 'db', 'queue-prefix', 'max-cents', 'max-cents-per-day', 'reserve', 'reserve-percent'],
+    options: [
+      {
+        flags: '--host <ADDR>',
+        help: 'address to listen on (0.0.0.0: every interface)',
+        default: '127.0.0.1',
+      },
+      { flags: '--port <N>', help: 'port to listen on (0: a free one)', int: { min: 0 }, default: 8700 },
+    ],
+    examples: ['fragsync dashboard --redis redis://localhost:6379 --db data/fragsync.duckdb'],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/dashboard.ts'),
+  },
+  {
     name: 'sim',
     summary: 'run the local Fragrance Data Service',
     description: `Runs the project's own implementation of the Fragrance Data Service until SIGINT or
@@ -199,6 +228,25 @@ Parquet and answers a sample analyst query.`,
     ],
     exits: Object.values(EXIT),
     load: () => import('./commands/demo.ts'),
+  },
+  {
+    name: 'health',
+    summary: 'a container healthcheck: a worker heartbeat, a URL',
+    description: `Exits 0 when every check given passes, 1 otherwise (with one line saying why): the
+heartbeat file of \`fragsync worker --heartbeat FILE\` was renewed in the last --max-age seconds
+(a worker renews it every 10 seconds while its Redis answers), and the URL answers HTTP.`,
+    options: [
+      { flags: '--heartbeat <FILE>', help: 'the heartbeat file of a worker' },
+      {
+        flags: '--max-age <SECONDS>',
+        help: 'oldest heartbeat that is still healthy',
+        int: { min: 1 },
+        default: 30,
+      },
+      { flags: '--url <URL>', help: 'an address that must answer HTTP (any status below 500)' },
+    ],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/health.ts'),
   },
   {
     name: 'completion',

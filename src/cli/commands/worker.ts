@@ -9,6 +9,7 @@ import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { EXIT } from '../exit-codes.ts';
+import { startHeartbeat } from '../heartbeat.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
 export async function run(input: CommandInput): Promise<number> {
@@ -91,12 +92,15 @@ export async function run(input: CommandInput): Promise<number> {
     return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
   }
   console.log(`fragsync worker ${process.pid}: waiting for jobs (queue prefix '${config.queue.prefix}')`);
+  const heartbeatFile = input.opts.heartbeat as string | undefined;
+  const heartbeat = heartbeatFile ? startHeartbeat(heartbeatFile, () => redis.ping()) : null;
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  heartbeat?.stop();
   log.info('stopping: finishing the jobs in hand');
   await fetchWorker.close();
   console.log(`fragsync worker ${process.pid}: stopped after ${fetchWorker.processed()} job attempts`);

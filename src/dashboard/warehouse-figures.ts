@@ -1,0 +1,66 @@
+import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
+import type { Warehouse } from '../warehouse/warehouse.ts';
+
+/** A small result for the page: column names and rows of JSON-safe values. */
+export interface Grid {
+  columns: string[];
+  rows: unknown[][];
+}
+
+export interface WarehouseFigures {
+  runs: Grid;
+  /** The ledger's calls and cents of the UTC day (all runs). */
+  ledgerToday: { day: string; calls: number; cents: number };
+  /** The `freshness` view, where this warehouse has one (null: an older warehouse). */
+  freshness: Grid | null;
+  quarantine: { total: number; byEndpoint: Grid; latest: Grid };
+}
+
+const RUNS_SHOWN = 10;
+const FRESHNESS_ROWS = 50;
+
+async function grid(wh: Warehouse, sql: string): Promise<Grid> {
+  const out: Grid = { columns: [], rows: [] };
+  await wh.streamQuery(sql, {
+    as: 'json',
+    columns: (cols) => out.columns.push(...cols.map((c) => c.name)),
+    rows: (rows) => {
+      for (const r of rows) out.rows.push([...r]);
+    },
+  });
+  return out;
+}
+
+async function hasRelation(wh: Warehouse, name: string): Promise<boolean> {
+  const [row] = await wh.query<{ n: number }>(
+    'SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = ?',
+    [name],
+  );
+  return (row?.n ?? 0) > 0;
+}
+
+export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<WarehouseFigures> {
+  const day = now.toISOString().slice(0, 10);
+  const extra = await extraRunColumns(wh);
+  const [total] = await wh.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM quarantine');
+  return {
+    runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra })),
+    ledgerToday: { day, ...(await wh.spendOnDay(day)) },
+    freshness: (await hasRelation(wh, 'freshness'))
+      ? await grid(wh, `SELECT * FROM freshness LIMIT ${FRESHNESS_ROWS}`)
+      : null,
+    quarantine: {
+      total: total?.n ?? 0,
+      byEndpoint: await grid(
+        wh,
+        `SELECT endpoint, count(*)::INTEGER AS records, strftime(max("at"), '%Y-%m-%d %H:%M:%S') AS latest_utc
+         FROM quarantine GROUP BY endpoint ORDER BY records DESC, endpoint`,
+      ),
+      latest: await grid(
+        wh,
+        `SELECT strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, endpoint, key, reason
+         FROM quarantine ORDER BY "at" DESC LIMIT 10`,
+      ),
+    },
+  };
+}
