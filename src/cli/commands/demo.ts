@@ -11,7 +11,11 @@ import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
+import { outputWidth } from '../output/cell.ts';
+import { printer } from '../output/formats.ts';
+import { write } from '../output/write.ts';
 import { progressReporter } from '../progress.ts';
+import { PIPE_WIDTH } from './query.ts';
 import type { CommandInput } from '../spec.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/fragsync.js', import.meta.url));
@@ -65,9 +69,16 @@ export async function run(input: CommandInput): Promise<number> {
     console.log(`\nwarehouse: ${config.dbPath}\nparquet:   ${join(dataDir, 'parquet')}/<table>.parquet`);
     const wh = await Warehouse.open(config.dbPath, { readOnly: true });
     try {
-      const rows = await wh.query<Record<string, unknown>>(SAMPLE_QUERY);
-      console.log(`\nA sample analyst query:\n\n${SAMPLE_QUERY}\n`);
-      console.table(rows);
+      console.log(
+        `\nA sample analyst query (fragsync query "...", or any DuckDB client):\n\n${SAMPLE_QUERY}\n`,
+      );
+      const out = printer('table', {
+        write,
+        maxRows: null,
+        width: outputWidth(undefined, process.stdout, process.env, PIPE_WIDTH),
+      });
+      await wh.streamQuery(SAMPLE_QUERY, out);
+      await out.end();
     } finally {
       await wh.close();
     }
