@@ -1,4 +1,4 @@
-import type { SyncTick } from '../sync/coordinator.ts';
+import type { SyncTick } from '../sync/types.ts';
 import { fit, widthOf } from './output/cell.ts';
 
 /**

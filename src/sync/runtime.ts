@@ -7,7 +7,7 @@ import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { MemoryDriver } from '../queue/memory-driver.ts';
 import type { QueueDriver } from '../queue/types.ts';
 import { checkPaths, spoolFolder } from './paths.ts';
-import type { DriverContext } from './coordinator.ts';
+import type { DriverContext } from './types.ts';
 
 export function governorLimits(config: Config): GovernorLimits {
   return {

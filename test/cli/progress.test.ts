@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { formatTick, progressReporter } from '../../src/cli/progress.ts';
-import type { SyncTick } from '../../src/sync/coordinator.ts';
+import type { SyncTick } from '../../src/sync/types.ts';
 
 const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
   runId: 'run-1',

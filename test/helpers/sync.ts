@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { runSync, type SyncTick } from '../../src/sync/coordinator.ts';
+import { runSync } from '../../src/sync/coordinator.ts';
+import type { SyncTick } from '../../src/sync/types.ts';
 import { createRuntime } from '../../src/sync/runtime.ts';
 import type { SyncSummary } from '../../src/sync/summary.ts';
 

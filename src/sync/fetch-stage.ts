@@ -1,0 +1,232 @@
+import { specId } from '../../jobs/job-id.ts';
+import type { JobSettings, JobSpec } from '../../jobs/types.ts';
+import type { FragranceClient } from '../api/client.ts';
+import type { Config } from '../config/index.ts';
+import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
+import type { StopReason } from '../domain/run.ts';
+import type { LoadItem } from '../domain/items.ts';
+import type { Frontier } from './frontier.ts';
+import type { LoadStage } from './load-stage.ts';
+import { ResetRewalk } from './rewalk.ts';
+import type { DriverContext, OpenRun, SyncTick } from './types.ts';
+
+/** What the fetch stage leaves for the finish stage to judge. */
+export interface FetchResult {
+  /** Why the run stopped early (budget, 402, 401, quota without waiting), if it did. */
+  stop: { reason: StopReason; message: string } | null;
+  /** Jobs that failed after bounded retries with the service unreachable or failing. */
+  transientFailures: number;
+  firstFailure: string | null;
+  /** Jobs that failed for good (another 4xx): recorded in quarantine. */
+  terminalFailures: number;
+  /**
+   * The latest complete listing of accords and of charts in this run (a re-walk pass replaces
+   * the earlier one), or null when the list was not read: what the warehouse knows beyond a
+   * complete listing left upstream.
+   */
+  listed: { accord: Set<string> | null; chart: Set<string> | null };
+  /** The first failure of the warehouse or the journal (a full disk): the run fails on it. */
+  writeFailure: unknown;
+}
+
+/** A fetch that has seen no outcome yet. */
+export function emptyFetchResult(): FetchResult {
+  return {
+    stop: null,
+    transientFailures: 0,
+    firstFailure: null,
+    terminalFailures: 0,
+    listed: { accord: null, chart: null },
+    writeFailure: null,
+  };
+}
+
+export function jobSettings(config: Config): JobSettings {
+  const d = config.datasets;
+  return {
+    reviews: { mode: d.reviews.mode, newest: d.reviews.newest },
+    similar: d.similar,
+    wearing: d.wearing,
+    reviewDigest: d.reviewDigest,
+    brands: d.brands,
+    perfumers: d.perfumers,
+  };
+}
+
+/**
+ * The fetch stage: submits the owed jobs to a queue driver (either one) and takes every
+ * outcome it reports. A job's results go to the load stage (journaled before the job's slot
+ * takes another job), its progress marks to the frontier, which answers with the jobs they
+ * make owed. Counts what the progress line and the finish stage need.
+ */
+export class FetchStage {
+  private driver: QueueDriver | null = null;
+  private readonly result = emptyFetchResult();
+  private jobsDone = 0;
+  private jobsScheduled = 0;
+  private calls = 0;
+  private cents = 0;
+  private lastRemaining: number | null = null;
+  private pausedUntil: Date | null = null;
+  private readonly rewalk: ResetRewalk;
+
+  constructor(
+    private readonly run: OpenRun,
+    private readonly config: Config,
+    private readonly frontier: Frontier,
+    private readonly load: LoadStage,
+  ) {
+    this.rewalk = new ResetRewalk(frontier, run.log);
+  }
+
+  /** What a driver needs to report to this stage. */
+  driverContext(client: FragranceClient): DriverContext {
+    return {
+      runId: this.run.runId,
+      client,
+      settings: jobSettings(this.config),
+      onOutcome: (o) => this.onOutcome(o),
+      onPause: (until) => {
+        this.pausedUntil = until;
+        this.rewalk.paused();
+        this.run.log.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
+      },
+      onResume: async () => {
+        this.pausedUntil = null;
+        if (this.result.stop) return;
+        const walks = this.rewalk.resumed();
+        if (walks.length === 0) return;
+        this.jobsScheduled += walks.length;
+        await this.driver?.submit(this.queued(walks));
+      },
+    };
+  }
+
+  /** Runs the initial jobs and everything they make owed, until the driver is idle or stopped. */
+  async fetch(driver: QueueDriver, onTick?: (tick: SyncTick) => void): Promise<FetchResult> {
+    this.driver = driver;
+    const ticker = setInterval(() => onTick?.(this.tick()), 1000);
+    try {
+      const initial = this.frontier.initialJobs();
+      this.jobsScheduled += initial.length;
+      await driver.submit(this.queued(initial));
+      await driver.idle();
+    } finally {
+      clearInterval(ticker);
+    }
+    return this.result;
+  }
+
+  /**
+   * The journal cannot be written: running jobs are aborted, not left to finish, since each
+   * further page would only be paid for again by the next run. (After a failed warehouse
+   * write the journal still keeps results, and running jobs may finish.)
+   */
+  abortJobs(): void {
+    void this.driver
+      ?.stop(true)
+      .catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
+  }
+
+  private tick(): SyncTick {
+    const { jobsDone, jobsScheduled, pausedUntil } = this;
+    return {
+      runId: this.run.runId,
+      phase: pausedUntil ? 'paused' : jobsDone < jobsScheduled / 2 ? 'discovery' : 'details',
+      jobsDone,
+      jobsScheduled,
+      calls: this.calls,
+      cents: this.cents,
+      maxCents: this.config.budget.maxCentsPerRun,
+      quotaRemaining: this.lastRemaining,
+      pausedUntil,
+      elapsedMs: Date.now() - this.run.started.getTime(),
+    };
+  }
+
+  private queued(specs: JobSpec[]): QueuedJob[] {
+    return specs.map((spec) => ({ id: specId(spec), runId: this.run.runId, spec }));
+  }
+
+  private async onOutcome(o: JobOutcome): Promise<void> {
+    const r = this.result;
+    try {
+      await this.handle(o);
+    } catch (err) {
+      r.writeFailure ??= err; // the journal could not be written (a full disk)
+    }
+    if (!r.writeFailure && this.load.failure) r.writeFailure = this.load.failure;
+    // Nothing more can be written: stop sending (what was fetched is in the journal, and the
+    // next run replays it); the finish stage fails the run with the warehouse's one-line error.
+    if (r.writeFailure) await this.driver?.stop();
+  }
+
+  private async handle(o: JobOutcome): Promise<void> {
+    if (o.type === 'ledger') {
+      // Rows a worker's spool reported again (or a dead worker left): stored once per call
+      // id, under the run that made them; not this run's live counts (most are stored already).
+      this.load.add(o.calls, [], o.runId);
+      await this.load.durable();
+      return;
+    }
+    for (const c of o.calls) {
+      this.calls++;
+      this.cents += c.costCents;
+      if (c.quotaRemaining !== null) this.lastRemaining = c.quotaRemaining;
+    }
+    if (o.type === 'done') await this.done(o);
+    else {
+      this.load.add(o.calls, []);
+      if (o.type === 'failed') this.failed(o);
+      else if (o.type === 'stop' && !this.result.stop) {
+        this.result.stop = { reason: o.reason, message: o.message };
+        this.run.log.warn({ reason: o.reason }, o.message);
+        await this.driver?.stop(o.reason === 'unauthorized');
+      }
+    }
+    // The job's results are in the journal before its slot takes another job (LoadStage.add).
+    await this.load.durable();
+  }
+
+  private async done(o: Extract<JobOutcome, { type: 'done' }>): Promise<void> {
+    this.jobsDone++;
+    this.pausedUntil = null;
+    const { jobs, keep } = this.frontier.absorb(o.result.progress);
+    const listed = this.result.listed;
+    if (o.job.spec.kind === 'accords') listed.accord = new Set();
+    if (o.job.spec.kind === 'charts') listed.chart = new Set();
+    for (const item of o.result.items) {
+      if (item.kind === 'removal') this.frontier.markRemoved(item.entity, item.keys);
+      if (item.kind === 'accord') listed.accord?.add(item.slug);
+      if (item.kind === 'chart') listed.chart?.add(item.slug);
+    }
+    const items: LoadItem[] = o.result.items;
+    this.load.add([...items, ...o.calls], keep);
+    const next = [...this.frontier.follow(o.result.follow), ...jobs];
+    this.jobsScheduled += next.length;
+    if (next.length > 0 && !this.result.stop) await this.driver?.submit(this.queued(next));
+  }
+
+  private failed(o: Extract<JobOutcome, { type: 'failed' }>): void {
+    const r = this.result;
+    this.jobsDone++;
+    // Requests aborted because the key was refused are not failures of the items.
+    if (r.stop?.reason === 'unauthorized') return;
+    if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL') {
+      r.transientFailures++;
+      r.firstFailure ??= o.reason;
+    } else r.terminalFailures++;
+    this.load.add(
+      [
+        {
+          kind: 'quarantine',
+          endpoint: o.job.spec.kind,
+          key: o.job.id,
+          reason: `job failed: ${o.reason}`,
+          raw: o.job.spec.payload,
+        },
+      ],
+      [],
+    );
+  }
+}

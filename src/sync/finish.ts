@@ -1,0 +1,90 @@
+import type { Config } from '../config/index.ts';
+import type { QueueDriver } from '../queue/types.ts';
+import type { LoadItem } from '../domain/items.ts';
+import type { RunStatus } from '../domain/run.ts';
+import type { FetchResult } from './fetch-stage.ts';
+import type { Frontier } from './frontier.ts';
+import type { LoadStage } from './load-stage.ts';
+import { summarize, type SyncSummary } from './summary.ts';
+import type { OpenRun } from './types.ts';
+
+/**
+ * How the run ended. A stop (budget, 402, 401) names itself; a quota pause the run was told
+ * not to wait through is quota_exhausted; jobs that failed with the service unreachable make
+ * it failed; otherwise it completed.
+ */
+export function runStatus(fetched: FetchResult, pausedUntil: Date | null, waitForQuota: boolean): RunStatus {
+  if (fetched.stop) return fetched.stop.reason;
+  if (pausedUntil !== null && !waitForQuota) return 'quota_exhausted';
+  if (fetched.transientFailures > 0) return 'failed';
+  return 'completed';
+}
+
+/**
+ * Lists this run read whole: what the warehouse knows beyond them left upstream. Only a
+ * completed run may say so (a stopped one may not have read the list it would judge by).
+ */
+export function listRemovals(
+  frontier: Pick<Frontier, 'knownKeys'>,
+  listed: FetchResult['listed'],
+): LoadItem[] {
+  const removals: LoadItem[] = [];
+  for (const entity of ['accord', 'chart'] as const) {
+    const seen = listed[entity];
+    if (!seen) continue;
+    const keys = frontier.knownKeys(entity).filter((k) => !seen.has(k));
+    if (keys.length > 0) removals.push({ kind: 'removal', entity, keys });
+  }
+  return removals;
+}
+
+export interface FinishInput {
+  config: Config;
+  fetched: FetchResult;
+  frontier: Frontier;
+  load: LoadStage;
+  driver: QueueDriver;
+}
+
+/**
+ * The finish stage: judges the run, records list removals of a completed run, lets the
+ * driver deliver the last ledger rows, commits everything (the load stage's last batch),
+ * closes the run's row, exports Parquet after a completed run, and sums the run up from the
+ * warehouse. A warehouse that could not be written fails the run with its own error.
+ */
+export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncSummary> {
+  const { config, fetched, frontier, load, driver } = input;
+  if (fetched.writeFailure) {
+    await load.close().catch(() => undefined);
+    throw fetched.writeFailure;
+  }
+  const status = runStatus(fetched, driver.pausedUntil(), config.quota.wait);
+  if (status === 'completed') {
+    const removals = listRemovals(frontier, fetched.listed);
+    if (removals.length > 0) load.add(removals, []);
+  }
+  await driver.settle?.();
+  await load.close();
+  const { warehouse } = run;
+  await warehouse.finishRun(run.runId, status, new Date());
+  await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
+  if (status === 'completed' && config.export.parquetDir)
+    await warehouse.exportParquet(config.export.parquetDir);
+
+  return await summarize(warehouse, {
+    runId: run.runId,
+    status,
+    started: run.started,
+    config,
+    stopMessage: fetched.stop?.message ?? (status === 'failed' ? failedMessage(fetched) : null),
+    pausedUntil: driver.pausedUntil(),
+    terminalFailures: fetched.terminalFailures,
+    transientFailures: fetched.transientFailures,
+    loaded: load.loaded,
+    owedJobs: await driver.counts(),
+  });
+}
+
+function failedMessage(f: FetchResult): string {
+  return `${f.transientFailures} jobs failed after bounded retries (service unreachable or failing); first: ${f.firstFailure}`;
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/index.ts';
+import { ConfigError } from '../errors.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
+import { Warehouse } from '../warehouse/warehouse.ts';
+import { Frontier } from './frontier.ts';
+import { LoadStage } from './load-stage.ts';
+import type { OpenRun, SyncDeps } from './types.ts';
+
+/**
+ * The open stage: everything a run does before it may send a request. The service address
+ * and the key are checked first (nothing is opened without them); then the warehouse is
+ * opened, what a killed run journaled is replayed, runs left 'running' are closed as
+ * interrupted, this run's row is started and the governor learns today's spend from the
+ * ledger, so a restart never forgets what today already cost.
+ */
+export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'>): Promise<OpenRun> {
+  const { config, governor } = deps;
+  requireService(config);
+  const started = new Date();
+  const runId = newRunId(started);
+  const log = deps.log.child({ runId });
+  const warehouse: WarehouseHandle = config.loader.thread
+    ? await ThreadWarehouse.open(config.dbPath, { logger: log })
+    : await Warehouse.open(config.dbPath, { logger: log });
+  try {
+    await LoadStage.recover(warehouse, config.dbPath, log);
+    for (const r of await warehouse.query<{ run_id: string }>(
+      "SELECT run_id FROM sync_runs WHERE status = 'running'",
+    )) {
+      await warehouse.finishRun(r.run_id, 'interrupted', started);
+    }
+    await warehouse.startRun(runId, started);
+    await governor.startRun(runId);
+    const day = started.toISOString().slice(0, 10);
+    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day);
+  } catch (err) {
+    await warehouse.close().catch(() => undefined);
+    throw err;
+  }
+  return { runId, started, log, warehouse };
+}
+
+/** The plan stage: what the warehouse says is still owed, as the frontier that schedules it. */
+export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
+  const state = await run.warehouse.syncState();
+  const reviewCounts = new Map(
+    (
+      await run.warehouse.query<{ id: string; n: number }>(
+        'SELECT fragrance_id AS id, count(*)::INTEGER AS n FROM reviews GROUP BY 1',
+      )
+    ).map((r) => [r.id, Number(r.n)]),
+  );
+  return new Frontier(
+    state,
+    config.datasets,
+    run.started,
+    reviewCounts,
+    state.reviewTotals,
+    config.objective,
+    state.similarCounts,
+  );
+}
+
+function requireService(config: Config): asserts config is Config & { baseUrl: string; apiKey: string } {
+  if (!config.baseUrl)
+    throw new ConfigError(
+      'config: baseUrl is required (--base-url or FRAGSYNC_BASE_URL); fragsync never guesses the service address',
+    );
+  if (!config.apiKey)
+    throw new ConfigError('config: the API key is missing: set the FRAGSYNC_API_KEY environment variable');
+}
+
+/** `run-<UTC yyyymmddhhmmss>-<8 hex>`: sorts by start time, unique across hosts. */
+export function newRunId(started: Date): string {
+  const stamp = started
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14);
+  return `run-${stamp}-${randomUUID().slice(0, 8)}`;
+}

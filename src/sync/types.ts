@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { JobSettings } from '../../jobs/types.ts';
+import type { FragranceClient } from '../api/client.ts';
+import type { Config } from '../config/index.ts';
+import type { Governor } from '../governor/types.ts';
+import type { JobOutcome, QueueDriver } from '../queue/types.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+
+/** The values the stages of a sync hand each other (open → plan → fetch/load → finish). */
+
+export interface SyncDeps {
+  config: Config;
+  log: Logger;
+  governor: Governor;
+  /** Builds the driver once the coordinator knows how to receive outcomes. */
+  makeDriver: (ctx: DriverContext) => Promise<QueueDriver>;
+  /** Called about once a second with the live state, for the progress line. */
+  onTick?: (tick: SyncTick) => void;
+}
+
+export interface DriverContext {
+  runId: string;
+  client: FragranceClient;
+  settings: JobSettings;
+  onOutcome: (outcome: JobOutcome) => Promise<void>;
+  onPause: (until: Date) => void;
+  /**
+   * Called when a quota pause ends while the run still has work outstanding (never after
+   * idle()); the driver takes no waiting job until it settles.
+   */
+  onResume: () => Promise<void>;
+}
+
+export interface SyncTick {
+  runId: string;
+  phase: 'discovery' | 'details' | 'paused' | 'finishing';
+  jobsDone: number;
+  jobsScheduled: number;
+  calls: number;
+  cents: number;
+  maxCents: number | null;
+  quotaRemaining: number | null;
+  pausedUntil: Date | null;
+  elapsedMs: number;
+}
+
+/** A run as the open stage leaves it: its row in sync_runs is 'running', the warehouse is ours. */
+export interface OpenRun {
+  runId: string;
+  started: Date;
+  log: Logger;
+  warehouse: WarehouseHandle;
+}

@@ -1,0 +1,236 @@
+import { existsSync } from 'node:fs';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { job, PRIORITY } from '../../jobs/job-id.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { createMemoryGovernor } from '../../src/governor/index.ts';
+import type { JobOutcome, QueueDriver, QueuedJob } from '../../src/queue/types.ts';
+import { emptyFetchResult, FetchStage, type FetchResult } from '../../src/sync/fetch-stage.ts';
+import { listRemovals, runStatus } from '../../src/sync/finish.ts';
+import { LoadStage } from '../../src/sync/load-stage.ts';
+import { openRun, planRun } from '../../src/sync/open-run.ts';
+import { governorLimits } from '../../src/sync/runtime.ts';
+import type { DriverContext, OpenRun } from '../../src/sync/types.ts';
+import type { LoadItem } from '../../src/domain/items.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/** Each stage of runSync on its own: open and plan on a real DuckDB file, fetch with a scripted driver. */
+
+let dir: { path: string; cleanup(): Promise<void> };
+beforeEach(async () => {
+  dir = await tempDir('fragsync-stages-');
+});
+afterEach(() => dir.cleanup());
+
+const log = pino({ level: 'silent' });
+const configFor = (db: string, flags: Record<string, string | boolean> = {}) =>
+  loadConfig({
+    flags: { 'base-url': 'http://127.0.0.1:9', db, ...flags },
+    env: { FRAGSYNC_API_KEY: 'k' },
+  });
+
+const fetched = (over: Partial<FetchResult> = {}): FetchResult => ({ ...emptyFetchResult(), ...over });
+
+describe('finish: run status and list removals', () => {
+  it('names a stop, then a quota pause not waited through, then failures, else completed', () => {
+    const stop = { reason: 'budget_exhausted' as const, message: 'cap' };
+    const paused = new Date();
+    expect(runStatus(fetched({ stop, transientFailures: 2 }), paused, false)).toBe('budget_exhausted');
+    expect(runStatus(fetched({ transientFailures: 2 }), paused, false)).toBe('quota_exhausted');
+    expect(runStatus(fetched({ transientFailures: 2 }), paused, true)).toBe('failed');
+    expect(runStatus(fetched({ terminalFailures: 3 }), null, true)).toBe('completed');
+  });
+
+  it('removes what a complete listing no longer names, and nothing of a list not read', () => {
+    const frontier = { knownKeys: (e: string) => (e === 'accord' ? ['a', 'b', 'c'] : ['x', 'y']) };
+    expect(listRemovals(frontier, { accord: new Set(['a', 'c']), chart: null })).toEqual([
+      { kind: 'removal', entity: 'accord', keys: ['b'] },
+    ]);
+    expect(listRemovals(frontier, { accord: new Set(['a', 'b', 'c']), chart: new Set() })).toEqual([
+      { kind: 'removal', entity: 'chart', keys: ['x', 'y'] },
+    ]);
+  });
+});
+
+describe('open and plan', () => {
+  it('refuses to start without the service address, before the warehouse is created', async () => {
+    const db = `${dir.path}/none.duckdb`;
+    const config = loadConfig({ flags: { db }, env: { FRAGSYNC_API_KEY: 'k' } });
+    const governor = createMemoryGovernor(governorLimits(config));
+    await expect(openRun({ config, log, governor })).rejects.toThrow(/baseUrl is required/);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('closes runs left running as interrupted, starts its own, seeds the governor with today', async () => {
+    const db = `${dir.path}/w.duckdb`;
+    const today = new Date();
+    const wh = await Warehouse.open(db);
+    await wh.startRun('old', new Date(today.getTime() - 60_000));
+    await wh.load({
+      runId: 'old',
+      items: [
+        {
+          kind: 'apiCall',
+          at: today.toISOString(),
+          method: 'GET',
+          endpoint: '/v1/notes',
+          status: 200,
+          costCents: 7,
+          quotaRemaining: 5,
+        },
+      ],
+      progress: [],
+    });
+    await wh.close();
+    const config = configFor(db, { 'max-cents-per-day': '10' });
+    const governor = createMemoryGovernor(governorLimits(config));
+    const run = await openRun({ config, log, governor });
+    try {
+      const runs = await run.warehouse.query<{ run_id: string; status: string }>(
+        'SELECT run_id, status FROM sync_runs ORDER BY started_at',
+      );
+      expect(runs).toEqual([
+        { run_id: 'old', status: 'interrupted' },
+        { run_id: run.runId, status: 'running' },
+      ]);
+      // 7 of the day's 10 cents were spent: a 2-cent call fits, a second one no longer does.
+      expect((await governor.admit('getSimilar')).ok).toBe(true);
+      const refused = await governor.admit('getSimilar');
+      expect(refused.ok ? null : refused.reason).toBe('day_budget');
+      // An empty warehouse owes the walks first.
+      const frontier = await planRun(run, config);
+      expect(frontier.initialJobs().map((j) => j.kind)).toContain('fragrancesPage');
+    } finally {
+      await run.warehouse.close();
+      await governor.close();
+    }
+  });
+});
+
+/** A driver that runs nothing: the test plays the outcomes a real one would report. */
+class ScriptedDriver implements QueueDriver {
+  readonly name = 'memory' as const;
+  submitted: QueuedJob[] = [];
+  stopped = false;
+  constructor(private readonly play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>) {}
+  ctx: DriverContext | null = null;
+  async submit(jobs: QueuedJob[]) {
+    this.submitted.push(...jobs);
+  }
+  async idle() {
+    await this.play(this.ctx as DriverContext, this);
+  }
+  async stop() {
+    this.stopped = true;
+  }
+  pausedUntil() {
+    return null;
+  }
+  async counts() {
+    return { waiting: 0, active: 0, delayed: 0 };
+  }
+  async close() {}
+}
+
+describe('fetch', () => {
+  async function stage(play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>) {
+    const db = `${dir.path}/f.duckdb`;
+    const config = configFor(db);
+    const warehouse = await Warehouse.open(db);
+    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse };
+    await warehouse.startRun(run.runId, run.started);
+    const frontier = await planRun(run, config);
+    const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });
+    const fetch = new FetchStage(run, config, frontier, load);
+    const driver = new ScriptedDriver(play);
+    driver.ctx = fetch.driverContext({} as never);
+    const result = await fetch.fetch(driver);
+    await load.close();
+    return { result, driver, warehouse, frontier };
+  }
+  const call = {
+    kind: 'apiCall' as const,
+    at: new Date().toISOString(),
+    method: 'GET' as const,
+    status: 200,
+  };
+
+  it('loads a job’s rows and marks, and submits what its discoveries make owed', async () => {
+    const page = { id: 'p', runId: 'r1', spec: job('fragrancesPage', { page: 1 }, PRIORITY.walk) };
+    const { result, driver, warehouse } = await stage(async (ctx) => {
+      await ctx.onOutcome({
+        type: 'done',
+        job: page,
+        result: {
+          items: [{ kind: 'fragranceSummary', id: 'a/b', name: 'AB', brand: 'A' }],
+          progress: [
+            { kind: 'walk', walk: 'fragrances@1', page: 1, total: 1, done: true },
+            { kind: 'named', entity: 'fragrance', keys: ['a/b'], source: 'list' },
+          ],
+          follow: [],
+        },
+        calls: [{ ...call, endpoint: '/v1/fragrances', costCents: 1, quotaRemaining: 9 }],
+      });
+    });
+    expect(result).toEqual(fetched());
+    expect(driver.submitted.map((j) => j.spec.kind)).toContain('fragranceProfile');
+    expect(await warehouse.query('SELECT id, name FROM fragrances')).toEqual([{ id: 'a/b', name: 'AB' }]);
+    expect(await warehouse.query("SELECT count(*)::INTEGER AS n FROM api_calls WHERE run_id = 'r1'")).toEqual(
+      [{ n: 1 }],
+    );
+    await warehouse.close();
+  });
+
+  it('counts failures by kind, quarantines them, and stops the driver on a stop', async () => {
+    const q = (id: string): QueuedJob => ({
+      id,
+      runId: 'r1',
+      spec: job('note', { slug: id }, PRIORITY.entity),
+    });
+    const outcomes: JobOutcome[] = [
+      { type: 'failed', job: q('n1'), reason: 'reset', code: 'NETWORK', calls: [] },
+      { type: 'failed', job: q('n2'), reason: '418', code: 'API_CLIENT_ERROR', calls: [] },
+      { type: 'stop', job: q('n3'), reason: 'budget_exhausted', message: 'cap reached', calls: [] },
+    ];
+    const { result, driver, warehouse } = await stage(async (ctx) => {
+      for (const o of outcomes) await ctx.onOutcome(o);
+    });
+    expect(result.transientFailures).toBe(1);
+    expect(result.firstFailure).toBe('reset');
+    expect(result.terminalFailures).toBe(1);
+    expect(result.stop).toEqual({ reason: 'budget_exhausted', message: 'cap reached' });
+    expect(driver.stopped).toBe(true);
+    expect(await warehouse.query('SELECT key FROM quarantine ORDER BY key')).toEqual([
+      { key: 'n1' },
+      { key: 'n2' },
+    ]);
+    await warehouse.close();
+  });
+
+  it('keeps the latest complete listing of accords and charts', async () => {
+    const q = (kind: 'accords' | 'charts', pass?: number): QueuedJob => ({
+      id: `${kind}${pass ?? 1}`,
+      runId: 'r1',
+      spec: job(kind, pass ? { pass } : {}, PRIORITY.walk),
+    });
+    const done = (j: QueuedJob, items: LoadItem[]): JobOutcome => ({
+      type: 'done',
+      job: j,
+      result: {
+        items,
+        progress: [],
+        follow: [],
+      },
+      calls: [],
+    });
+    const { result, warehouse } = await stage(async (ctx) => {
+      await ctx.onOutcome(done(q('accords'), [{ kind: 'accord', slug: 'old', name: 'Old' }]));
+      await ctx.onOutcome(done(q('accords', 2), [{ kind: 'accord', slug: 'new', name: 'New' }]));
+      await ctx.onOutcome(done(q('charts'), [{ kind: 'chart', slug: 'top', title: 'Top' }]));
+    });
+    expect(result.listed.accord).toEqual(new Set(['new']));
+    expect(result.listed.chart).toEqual(new Set(['top']));
+    await warehouse.close();
+  });
+});
