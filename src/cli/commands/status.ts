@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { Queue } from 'bullmq';
-import { oneLine } from '../../errors.ts';
+import { isFragsyncError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorStatus } from '../../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
+import { warehouseStatus } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -54,33 +55,20 @@ export async function run(input: CommandInput): Promise<number> {
     }
   }
 
+  let failure: string | null = null;
   if (existsSync(config.dbPath)) {
     try {
       const wh = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
-        const today = new Date().toISOString().slice(0, 10);
-        const spend = await wh.spendOnDay(today);
-        const [last] = await wh.query<{ at: string; remaining: number | null }>(
-          'SELECT CAST(at AS VARCHAR) AS at, quota_remaining AS remaining FROM api_calls ORDER BY at DESC LIMIT 1',
-        );
-        const [run] = await wh.query<{ run_id: string; status: string; calls: number; cost_cents: number }>(
-          'SELECT run_id, status, calls, cost_cents FROM sync_runs ORDER BY started_at DESC LIMIT 1',
-        );
-        out.push(
-          ['warehouse', config.dbPath],
-          ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls`],
-        );
-        if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
-        if (run)
-          out.push([
-            'latest run',
-            `${run.run_id} ${run.status}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
-          ]);
+        out.push(...(await warehouseStatus(wh, config.dbPath)));
       } finally {
         await wh.close();
       }
     } catch (err) {
-      out.push(['warehouse', `not readable now (${oneLine(err)})`]);
+      // A sync holding the file is a state worth showing, not a failure of `status`.
+      if (isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED')
+        out.push(['warehouse', `${config.dbPath} is held by a running sync (${oneLine(err)})`]);
+      else failure = `cannot read the warehouse ${config.dbPath}: ${oneLine(err)}`;
     }
   } else {
     out.push(['warehouse', `${config.dbPath} does not exist yet`]);
@@ -89,5 +77,7 @@ export async function run(input: CommandInput): Promise<number> {
     out.push(['mode', 'in-process (no Redis): quota state lives in the running sync only']);
   const w = Math.max(...out.map(([k]) => k.length));
   for (const [k, v] of out) console.log(`${k.padEnd(w)}  ${v}`);
-  return EXIT.ok;
+  if (failure === null) return EXIT.ok;
+  console.error(`fragsync status: ${failure}`);
+  return EXIT.unexpected;
 }

@@ -1,0 +1,33 @@
+import type { Warehouse } from './warehouse.ts';
+
+/**
+ * What `fragsync status` shows of the warehouse: today's spend from the ledger, the last
+ * quota figure the service sent, and the latest run. Label/value pairs, in display order.
+ * Column names such as "at" are reserved words in DuckDB's parser: they are always quoted.
+ */
+export async function warehouseStatus(
+  wh: Warehouse,
+  dbPath: string,
+  now = new Date(),
+): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  const spend = await wh.spendOnDay(now.toISOString().slice(0, 10));
+  const [last] = await wh.query<{ at: string; remaining: number | null }>(
+    `SELECT CAST("at" AS VARCHAR) AS "at", quota_remaining AS remaining
+     FROM api_calls ORDER BY "at" DESC LIMIT 1`,
+  );
+  const [run] = await wh.query<{
+    run_id: string;
+    status: string;
+    calls: number | null;
+    cost_cents: number | null;
+  }>('SELECT run_id, status, calls, cost_cents FROM sync_runs ORDER BY started_at DESC LIMIT 1');
+  out.push(['warehouse', dbPath], ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls`]);
+  if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
+  if (run)
+    out.push([
+      'latest run',
+      `${run.run_id} ${run.status}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
+    ]);
+  return out;
+}

@@ -1,0 +1,66 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { Simulator } from '../../src/simulator/types.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { fragsync } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/** `fragsync status` as a real process, on a warehouse a real `fragsync sync` wrote. */
+let sim: Simulator;
+let dir: { path: string; cleanup(): Promise<void> };
+let db: string;
+let runId: string;
+beforeAll(async () => {
+  sim = await startSimulator({ fragrances: 12 });
+  dir = await tempDir();
+  db = join(dir.path, 'synced.duckdb');
+  const r = await fragsync(['sync', '--base-url', sim.url, '--db', db], { FRAGSYNC_API_KEY: 'sim-key' });
+  expect(r.code, r.stderr).toBe(EXIT.ok);
+  runId = /^run (\S+): completed/m.exec(r.stdout)![1]!;
+}, 60_000);
+afterAll(async () => {
+  await sim.close();
+  await dir.cleanup();
+});
+
+describe('fragsync status', () => {
+  it('reads a warehouse a sync wrote: spend today, the last quota figure, the latest run', async () => {
+    const r = await fragsync(['status', '--db', db]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stderr).toBe('');
+    const calls = sim.ledger().calls;
+    const cents = sim.ledger().cents;
+    expect(r.stdout).toMatch(
+      new RegExp(`^ledger: cents today \\(UTC\\)\\s+${cents} in ${calls} calls$`, 'm'),
+    );
+    expect(r.stdout).toMatch(/^last seen quota remaining\s+\d+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/m);
+    expect(r.stdout).toMatch(
+      new RegExp(`^latest run\\s+${runId} completed: ${calls} calls, ${cents} cents$`, 'm'),
+    );
+  });
+
+  it('a warehouse a running sync holds is shown as such, exit 0', async () => {
+    const held = await Warehouse.open(db);
+    try {
+      const r = await fragsync(['status', '--db', db]);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      expect(r.stdout).toMatch(/^warehouse\s+\S+synced\.duckdb is held by a running sync/m);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('a warehouse it cannot read is one line on stderr and a non-zero exit', async () => {
+    const broken = join(dir.path, 'broken.duckdb');
+    await writeFile(broken, 'this is not a DuckDB file');
+    const r = await fragsync(['status', '--db', broken]);
+    expect(r.code).toBe(EXIT.unexpected);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^fragsync status: cannot read the warehouse \S+broken\.duckdb: /),
+    ]);
+    expect(r.stdout).toMatch(/^mode\s+in-process \(no Redis\)/m);
+  });
+});
