@@ -150,7 +150,9 @@ Reads the warehouse read-only.`,
     summary: 'write the contract tables to Parquet',
     description: `Writes every contract table to DIR/<table>.parquet (contract columns, no lineage), from one
 consistent snapshot. Files are written into a temporary sibling folder and renamed to DIR
-when complete, so readers never see a partial export.`,
+when complete, so readers never see a partial export. DIR must be new, empty, or an earlier
+export (only <table>.parquet files), which is replaced; a folder holding anything else is
+refused (exit 2): an export never deletes a file it did not write.`,
     config: ['parquet', 'db'],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/export.ts'),

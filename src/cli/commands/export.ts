@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, oneLine } from '../../errors.ts';
+import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -24,9 +24,11 @@ export async function run(input: CommandInput): Promise<number> {
     console.log(`exported ${Object.keys(result.tables).length} tables (${rows} rows) to ${result.dir}`);
     return EXIT.ok;
   } catch (err) {
-    // A folder that cannot be created or written is the user's setup (exit 2).
+    // A folder that cannot be created, written or replaced (it holds the user's files) is
+    // the user's setup (exit 2); so are a warehouse a sync holds and a full disk.
     console.error(`fragsync export: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
-    return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
+    const setup = isFragsyncError(err) && (err.code === 'WAREHOUSE_LOCKED' || err.code === 'DISK_FULL');
+    return err instanceof ConfigError || setup ? EXIT.badInput : EXIT.unexpected;
   } finally {
     await wh?.close().catch(() => undefined);
   }
