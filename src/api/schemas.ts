@@ -2,123 +2,119 @@ import { z } from 'zod';
 import { isCalendarDay } from '../util/calendar-day.ts';
 
 /**
- * Response shapes written from the spec. Every field the spec lists is required; unknown
- * extra fields are stripped (z.object), so a provider adding fields never breaks a sync.
- * Ranges the spec states are enforced: a value outside them is a record to quarantine,
- * not to load.
+ * Response shapes written from the spec (docs/fragrance-api.md), field by field. A constraint
+ * is here only where the spec states it for that very field:
+ * - every field a resource's table lists is required (the table is the resource's shape), and
+ *   has its stated type; unknown extra fields are stripped (z.object), so a provider adding
+ *   fields never breaks a sync;
+ * - stated formats hold: a review date is YYYY-MM-DD (the DATE column holds nothing else);
+ * - stated ranges (a profile score out of 5.0, accord strengths, similarity, seasons, mood
+ *   and occasion scores 0.0 to 1.0, ratings 0.5 to 5.0) are not refused: a value outside is
+ *   stored as sent and flagged in the value_flags view (docs/data-dictionary.md);
+ * - nothing else: no string must be non-empty, no score has a range the spec does not give it
+ *   (chart entries, top lists), pagination numbers are plain integers, a search result of a
+ *   type other than fragrance is kept as it came.
+ * test/api/spec-conformance.test.ts reads the spec's tables and holds the schemas to this.
  */
 
-const id = z.string().min(1);
-const slug = z.string().min(1);
-const unit = z.number().min(0).max(1);
-const score5 = z.number().min(0).max(5);
+const str = z.string();
+// zod 4's z.number() refuses NaN and ±Infinity (JSON.parse turns 1e400 into Infinity).
+const float = z.number();
+const int = z.number().int();
 
-export const Pagination = z.object({
-  page: z.number().int().min(1),
-  limit: z.number().int().min(1),
-  total: z.number().int().min(0),
-});
+export const Pagination = z.object({ page: int, limit: int, total: int });
 
-export const FragranceSummary = z.object({ id, name: z.string(), brand: z.string() });
+export const FragranceSummary = z.object({ id: str, name: str, brand: str });
 
-export const Accord = z.object({ slug, name: z.string() });
+export const Accord = z.object({ slug: str, name: str });
 
-export const FragranceAccord = z.object({ name: z.string(), strength: unit });
+export const FragranceAccord = z.object({ name: str, strength: float });
 
-export const NotePyramid = z.object({
-  top: z.array(z.string()),
-  middle: z.array(z.string()),
-  base: z.array(z.string()),
-});
+export const NotePyramid = z.object({ top: z.array(str), middle: z.array(str), base: z.array(str) });
 
-export const FragranceProfile = z.object({
-  id,
-  name: z.string(),
-  brand: z.string(),
-  brandSlug: slug,
-  perfumer: z.string(),
-  perfumerSlug: slug,
-  year: z.number().int(),
-  score: score5,
+/** The profile: the summary's fields and the rest of its table. */
+export const FragranceProfile = FragranceSummary.extend({
+  brandSlug: str,
+  perfumer: str,
+  perfumerSlug: str,
+  year: int,
+  score: float,
   notes: NotePyramid,
   accords: z.array(FragranceAccord),
 });
 
 export const Review = z.object({
-  rating: z.number().min(0.5).max(5),
-  text: z.string().nullable(),
+  rating: float,
+  text: str.nullable(),
   date: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date')
     .refine(isCalendarDay, 'expected a real calendar day'),
 });
 
-export const SimilarEntry = z.object({ id, name: z.string(), brand: z.string(), similarityScore: unit });
+export const SimilarEntry = z.object({ id: str, name: str, brand: str, similarityScore: float });
 
-const RankedLabel = z.object({ label: z.string(), score: unit });
+const RankedLabel = z.object({ label: str, score: float });
 
 export const WearingStats = z.object({
-  fragranceId: id,
-  seasons: z.object({ spring: unit, summer: unit, fall: unit, winter: unit }),
+  fragranceId: str,
+  seasons: z.object({ spring: float, summer: float, fall: float, winter: float }),
   moods: z.array(RankedLabel),
   occasions: z.array(RankedLabel),
 });
 
-const ScoredFragrance = z.object({ id, name: z.string(), score: score5 });
-const ScoredFragranceWithBrand = ScoredFragrance.extend({ brand: z.string() });
+const ScoredFragrance = z.object({ id: str, name: str, score: float });
+const ScoredFragranceWithBrand = ScoredFragrance.extend({ brand: str });
 
 export const Brand = z.object({
-  slug,
-  name: z.string(),
-  country: z.string(),
-  description: z.string(),
+  slug: str,
+  name: str,
+  country: str,
+  description: str,
   topFragrances: z.array(ScoredFragrance),
 });
 
 export const Perfumer = z.object({
-  slug,
-  name: z.string(),
-  nationality: z.string(),
-  bio: z.string(),
+  slug: str,
+  name: str,
+  nationality: str,
+  bio: str,
   topCreations: z.array(ScoredFragranceWithBrand),
 });
 
-export const NoteListItem = z.object({ slug, name: z.string(), family: z.string() });
+export const NoteListItem = z.object({ slug: str, name: str, family: str });
 
 export const Note = NoteListItem.extend({
-  description: z.string(),
+  description: str,
   topFragrances: z.array(ScoredFragranceWithBrand),
 });
 
-export const ChartListItem = z.object({ slug, title: z.string() });
+export const ChartListItem = z.object({ slug: str, title: str });
 
-export const ChartEntry = z.object({
-  rank: z.number().int(),
-  id,
-  name: z.string(),
-  brand: z.string(),
-  score: score5,
-});
+export const ChartEntry = z.object({ rank: int, id: str, name: str, brand: str, score: float });
 
 export const Chart = ChartListItem.extend({ entries: z.array(ChartEntry) });
 
-/** Fragrance results are specified; other result types are kept as they came. */
+/**
+ * Fragrance results are specified (type, id, name, brand); the fields of results of the other
+ * types are "not shown", so such a result is kept as it came, with or without a `type`.
+ */
 export const SearchFragranceResult = z.object({
   type: z.literal('fragrance'),
-  id,
-  name: z.string(),
-  brand: z.string(),
+  id: str,
+  name: str,
+  brand: str,
 });
-export const SearchOtherResult = z.looseObject({
-  type: z.string().refine((t) => t !== 'fragrance', 'fragrance results need id, name and brand'),
-});
+export const SearchOtherResult = z
+  .looseObject({})
+  .refine((r) => r.type !== 'fragrance', 'a fragrance result carries id, name and brand');
 export const SearchResult = z.union([SearchFragranceResult, SearchOtherResult]);
 export const SearchResponse = z.object({ results: z.array(SearchResult) });
 
 export const TrendingResponse = z.object({
-  queries: z.array(z.string()),
+  queries: z.array(str),
   fragrances: z.array(FragranceSummary),
-  notes: z.array(z.object({ slug, name: z.string() })),
+  notes: z.array(z.object({ slug: str, name: str })),
 });
 
 export const ChartListResponse = z.object({ charts: z.array(ChartListItem) });
@@ -126,19 +122,19 @@ export const ChartListResponse = z.object({ charts: z.array(ChartListItem) });
 export const FragranceListResponse = z.object({ data: z.array(FragranceSummary), pagination: Pagination });
 
 export const ReviewsResponse = z.object({
-  fragranceId: id,
+  fragranceId: str,
   reviews: z.array(Review),
   pagination: Pagination,
 });
 
-export const SimilarResponse = z.object({ id, similar: z.array(SimilarEntry) });
+export const SimilarResponse = z.object({ id: str, similar: z.array(SimilarEntry) });
 
 export const BatchResponse = z.object({ fragrances: z.array(FragranceSummary) });
 
 export const EnrichResponse = z.object({
-  id,
-  name: z.string(),
-  brand: z.string(),
+  id: str,
+  name: str,
+  brand: str,
   notes: NotePyramid,
   accords: z.array(FragranceAccord),
   reviews: z.array(Review),
@@ -146,8 +142,8 @@ export const EnrichResponse = z.object({
 });
 
 export const BrandFragrancesResponse = z.object({
-  brand: slug,
-  data: z.array(z.object({ id, name: z.string() })),
+  brand: str,
+  data: z.array(z.object({ id: str, name: str })),
   pagination: Pagination,
 });
 

@@ -10,6 +10,8 @@ import { every, isPlainObject, isStr, type Obj } from '../util/value-checks.ts';
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isInt = (x: unknown): x is number => Number.isSafeInteger(x);
+/** Bound for an INTEGER column: 32 bits. */
+const isInt32 = (x: unknown): x is number => isInt(x) && x >= -(2 ** 31) && x < 2 ** 31;
 const isObj = isPlainObject;
 const everyStr = (list: unknown) => every(list, isStr);
 const everyObj = (list: unknown, ok: (e: Obj) => boolean) => every(list, (e) => isPlainObject(e) && ok(e));
@@ -34,7 +36,7 @@ function profile(r: Obj): boolean {
     isStr(r.brandSlug) &&
     isStr(r.perfumer) &&
     isStr(r.perfumerSlug) &&
-    isInt(r.year) &&
+    isInt32(r.year) &&
     isNum(r.score) &&
     isObj(n) &&
     everyStr(n.top) &&
@@ -78,7 +80,7 @@ export function surelyValid(raw: unknown): boolean {
       return (
         isStr(raw.fragranceId) &&
         (raw.mode === 'replace' || raw.mode === 'prepend') &&
-        isInt(raw.total) &&
+        isInt32(raw.total) &&
         raw.total >= 0 &&
         columns([raw.dates, isDay], [raw.ratings, isNum], [raw.texts, isText])
       );

@@ -14,6 +14,8 @@ const str = z.string();
 // object schema off zod's compiled fast path (it cost ~60% of validation time).
 const num = z.number();
 const int = z.number().int();
+/** A value bound for an INTEGER column (year, rank, review total): one beyond 32 bits cannot be stored. */
+const int32 = int.min(-(2 ** 31)).max(2 ** 31 - 1);
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
@@ -33,7 +35,7 @@ export const ITEM = z.discriminatedUnion('kind', [
     brandSlug: str,
     perfumer: str,
     perfumerSlug: str,
-    year: int,
+    year: int32,
     score: num,
     notes: z.object({ top: z.array(str), middle: z.array(str), base: z.array(str) }),
     accords: z.array(z.object({ name: str, strength: num })),
@@ -54,7 +56,7 @@ export const ITEM = z.discriminatedUnion('kind', [
       kind: z.literal('reviews'),
       fragranceId: str,
       mode: z.enum(['replace', 'prepend']),
-      total: int.nonnegative(),
+      total: int32.nonnegative(),
       dates: z.array(day),
       ratings: z.array(num),
       texts: z.array(str.nullable()),
@@ -75,7 +77,7 @@ export const ITEM = z.discriminatedUnion('kind', [
     chartSlug: str,
     title: str,
     snapshotDate: day,
-    entries: z.array(z.object({ rank: int, id: str, name: str, brand: str, score: num })),
+    entries: z.array(z.object({ rank: int32, id: str, name: str, brand: str, score: num })),
   }),
   z.object({ kind: z.literal('reviewDigest'), fragranceId: str, raw: z.unknown() }),
   z.object({
