@@ -48,11 +48,11 @@ ON CONFLICT (fragrance_id) DO UPDATE SET
   total = excluded.total, updated_at = excluded.updated_at, run_id = excluded.run_id;
 
 -- merge: inserts quarantine | reads w_review_prepend
-INSERT INTO quarantine
+INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
 SELECT batch_run(), batch_at(), '/v1/fragrances/{id}/reviews', p.fragrance_id,
   'reviews prepend leaves a gap: stored total ' || coalesce(t.total::VARCHAR, 'none') || ', got '
     || p.n || ' newest of ' || p.total,
-  json_object('mode', 'prepend', 'total', p.total, 'count', p.n)
+  json_object('mode', 'prepend', 'total', p.total, 'count', p.n), 'item'
 FROM w_review_prepend p LEFT JOIN review_totals t ON t.fragrance_id = p.fragrance_id
 WHERE NOT p.applies AND p.total > coalesce(t.total, 0)
   AND NOT EXISTS (

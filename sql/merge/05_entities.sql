@@ -88,14 +88,23 @@ ON CONFLICT (slug) DO UPDATE SET title = excluded.title, _run_id = excluded._run
 CREATE OR REPLACE TEMP TABLE w_chart_snapshot AS
 SELECT * FROM stg_chart_head
 QUALIFY row_number() OVER (PARTITION BY chart_slug, snapshot_date ORDER BY seq DESC) = 1;
+-- Ranks are unique per snapshot in staging: a tied rank's first entry (API order) is the
+-- contract row, the others go to chart_entries_overflow (stage-rows.ts).
 -- merge: deletes chart_entries | reads w_chart_snapshot
 DELETE FROM chart_entries c USING w_chart_snapshot w
 WHERE c.chart_slug = w.chart_slug AND c.snapshot_date = w.snapshot_date::DATE;
 -- merge: inserts chart_entries | reads stg_chart_entry, w_chart_snapshot
 INSERT INTO chart_entries
 SELECT e.chart_slug, e.snapshot_date::DATE, e.rank, e.fragrance_id, e.name, e.brand, e.score, batch_run(), batch_at()
-FROM stg_chart_entry e SEMI JOIN w_chart_snapshot w ON e.seq = w.seq
-QUALIFY row_number() OVER (PARTITION BY e.chart_slug, e.snapshot_date, e.rank ORDER BY e.fragrance_id) = 1;
+FROM stg_chart_entry e SEMI JOIN w_chart_snapshot w ON e.seq = w.seq;
+-- merge: deletes chart_entries_overflow | reads w_chart_snapshot
+DELETE FROM chart_entries_overflow c USING w_chart_snapshot w
+WHERE c.chart_slug = w.chart_slug AND c.snapshot_date = w.snapshot_date::DATE;
+-- merge: inserts chart_entries_overflow | reads stg_chart_entry_overflow, w_chart_snapshot
+INSERT INTO chart_entries_overflow
+SELECT e.chart_slug, e.snapshot_date::DATE, e.position, e.rank, e.fragrance_id, e.name, e.brand, e.score,
+  batch_run(), batch_at()
+FROM stg_chart_entry_overflow e SEMI JOIN w_chart_snapshot w ON e.seq = w.seq;
 
 -- merge: inserts review_digests | reads stg_review_digest
 INSERT INTO review_digests

@@ -51,6 +51,10 @@ DELETE FROM wearing_stats WHERE fragrance_id IN (SELECT id FROM w_removed_fragra
 DELETE FROM wearing_moods WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
 -- merge: deletes wearing_occasions | reads w_removed_fragrance
 DELETE FROM wearing_occasions WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
+-- merge: deletes similar_fragrances_overflow | reads w_removed_fragrance
+DELETE FROM similar_fragrances_overflow WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
+-- merge: deletes wearing_labels_overflow | reads w_removed_fragrance
+DELETE FROM wearing_labels_overflow WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
 -- merge: deletes fragrances | reads w_removed_fragrance
 DELETE FROM fragrances WHERE id IN (SELECT id FROM w_removed_fragrance);
 

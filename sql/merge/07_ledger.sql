@@ -7,9 +7,9 @@ SELECT batch_run(), s."at"::TIMESTAMPTZ, s.method, s.endpoint, s.status, s.cost_
 FROM stg_api_call s ANTI JOIN api_calls a ON a._call_key = s.call_key;
 
 -- merge: inserts quarantine | reads stg_quarantine
-INSERT INTO quarantine
-SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON
-FROM (SELECT DISTINCT endpoint, key, reason, raw FROM stg_quarantine) q
+INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
+SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON, q.scope
+FROM (SELECT DISTINCT endpoint, key, reason, raw, scope FROM stg_quarantine) q
 WHERE NOT EXISTS (
   SELECT 1 FROM quarantine x
   WHERE x.run_id = batch_run() AND x.endpoint = q.endpoint AND x.key = q.key AND x.reason = q.reason

@@ -175,7 +175,14 @@ export interface QuarantineItem {
   key: string;
   reason: string;
   raw: unknown;
+  /**
+   * What `raw` is: a whole response (the default), one entry of a list whose other entries
+   * loaded, an item the loader could not store, or the payload of a job that failed.
+   */
+  scope?: QuarantineScope;
 }
+
+export type QuarantineScope = 'response' | 'entry' | 'item' | 'job';
 
 export type LoadItem =
   | FragranceProfileItem
@@ -204,8 +211,11 @@ export type LoadItemKind = LoadItem['kind'];
 export type ProgressMark =
   /** A dataset of an item was fetched (dataset e.g. 'profile', 'similar', 'wearing', 'reviews'). */
   | { kind: 'fetched'; entity: string; key: string; dataset: string }
-  /** A page walk reached `page` (1-based, last page read) of `total` items. */
-  | { kind: 'walk'; walk: string; page: number; total: number; done: boolean }
+  /**
+   * A page walk reached `page` (1-based, last page read) of `total` items, at `pageSize`
+   * items a page (the service's pagination.limit: the page size it used).
+   */
+  | { kind: 'walk'; walk: string; page: number; total: number; done: boolean; pageSize?: number }
   /** An item is known to exist (discovered), with the walk or response that named it. */
   | { kind: 'discovered'; entity: string; key: string; source: string };
 

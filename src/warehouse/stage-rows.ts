@@ -44,7 +44,8 @@ export function stageBatch(batch: LoadBatch): StagedRows {
       out.stg_mark_discovered.add(seq, mark.entity, mark.key, mark.source);
     }
   });
-  for (const w of walks.values()) out.stg_mark_walk.add(w.seq, w.walk, w.page, w.total, w.done);
+  for (const w of walks.values())
+    out.stg_mark_walk.add(w.seq, w.walk, w.page, w.total, w.done, w.pageSize ?? null);
   return out;
 }
 
@@ -102,17 +103,25 @@ function callKey(
 }
 
 /**
- * A key repeated inside one list keeps its first (best) entry and that entry's index: the
- * tables' primary keys allow one row per key. Done here, per item, instead of a window in SQL.
+ * A key repeated inside one list: its first (best) entry, at its index, is the contract row
+ * (the table's primary key allows one row per key); every later one goes to `repeat`, also
+ * with its index, for the list's overflow table. Done here, per item, instead of a window in
+ * SQL. The set is made only for lists of more than one entry.
  */
-function eachFirst<T>(list: readonly T[], key: (e: T) => string, fn: (e: T, i: number) => void): void {
-  const seen = new Set<string>();
+function eachFirst<T>(
+  list: readonly T[],
+  key: (e: T) => string | number,
+  first: (e: T, i: number) => void,
+  repeat: (e: T, i: number) => void,
+): void {
+  const seen = list.length > 1 ? new Set<string | number>() : null;
   for (let i = 0; i < list.length; i++) {
     const e = list[i]!;
     const k = key(e);
-    if (!seen.has(k)) {
-      seen.add(k);
-      fn(e, i);
+    if (seen?.has(k)) repeat(e, i);
+    else {
+      seen?.add(k);
+      first(e, i);
     }
   }
 }
@@ -147,26 +156,32 @@ function stageItem(
     case 'fragranceSummary':
       out.stg_fragrance_summary.add(seq, item.id, item.name, item.brand);
       return;
-    case 'similar':
-      out.stg_similar_head.add(seq, item.fragranceId);
+    case 'similar': {
+      const id = item.fragranceId;
+      out.stg_similar_head.add(seq, id);
       eachFirst(
         item.ids,
-        (id) => id,
-        (id, i) => out.stg_similar.add(seq, id, i, item.scores[i]!),
+        (s) => s,
+        (s, i) => out.stg_similar.add(seq, s, i, item.scores[i]!),
+        (s, i) => out.stg_similar_overflow.add(seq, id, s, i, item.scores[i]!),
       );
       return;
+    }
     case 'wearing': {
       const s = item.seasons;
-      out.stg_wearing.add(seq, item.fragranceId, s.spring, s.summer, s.fall, s.winter);
+      const id = item.fragranceId;
+      out.stg_wearing.add(seq, id, s.spring, s.summer, s.fall, s.winter);
       eachFirst(
         item.moods,
         (m) => m.label,
         (m, i) => out.stg_wearing_mood.add(seq, m.label, i, m.score),
+        (m, i) => out.stg_label_overflow.add(seq, id, 'moods', m.label, i, m.score),
       );
       eachFirst(
         item.occasions,
         (m) => m.label,
         (m, i) => out.stg_wearing_occasion.add(seq, m.label, i, m.score),
+        (m, i) => out.stg_label_overflow.add(seq, id, 'occasions', m.label, i, m.score),
       );
       return;
     }
@@ -185,10 +200,12 @@ function stageItem(
       return;
     case 'brandCatalogue':
       out.stg_catalogue_head.add(seq, item.brandSlug);
+      // A membership is a pair: an id listed twice says nothing more the second time.
       eachFirst(
         item.fragrances,
         (f) => f.id,
         (f) => out.stg_catalogue.add(seq, f.id),
+        () => undefined,
       );
       return;
     case 'perfumer':
@@ -210,22 +227,19 @@ function stageItem(
     case 'chart':
       out.stg_chart.add(seq, item.slug, item.title);
       return;
-    case 'chartSnapshot':
-      out.stg_chart.add(seq, item.chartSlug, item.title);
-      out.stg_chart_head.add(seq, item.chartSlug, item.snapshotDate);
-      for (const e of item.entries) {
-        out.stg_chart_entry.add(
-          seq,
-          item.chartSlug,
-          item.snapshotDate,
-          e.rank,
-          e.id,
-          e.name,
-          e.brand,
-          e.score,
-        );
-      }
+    case 'chartSnapshot': {
+      const [slug, day] = [item.chartSlug, item.snapshotDate];
+      out.stg_chart.add(seq, slug, item.title);
+      out.stg_chart_head.add(seq, slug, day);
+      // Tied ranks: the first entry of a rank (in API order) is the contract row.
+      eachFirst(
+        item.entries,
+        (e) => e.rank,
+        (e) => out.stg_chart_entry.add(seq, slug, day, e.rank, e.id, e.name, e.brand, e.score),
+        (e, i) => out.stg_chart_entry_overflow.add(seq, slug, day, i, e.rank, e.id, e.name, e.brand, e.score),
+      );
       return;
+    }
     case 'reviewDigest':
       out.stg_review_digest.add(seq, item.fragranceId, JSON.stringify(item.raw ?? null));
       return;
@@ -233,7 +247,14 @@ function stageItem(
       for (const key of item.keys) out.stg_removal.add(seq, item.entity, key);
       return;
     case 'quarantine':
-      out.stg_quarantine.add(seq, item.endpoint, item.key, item.reason, JSON.stringify(item.raw ?? null));
+      out.stg_quarantine.add(
+        seq,
+        item.endpoint,
+        item.key,
+        item.reason,
+        JSON.stringify(item.raw ?? null),
+        item.scope ?? 'response',
+      );
       return;
     case 'apiCall': {
       const fields: Cell[] = [

@@ -52,6 +52,22 @@ export const STAGING = {
   },
   stg_wearing_mood: { seq: 'INTEGER', label: 'VARCHAR', rank: 'INTEGER', score: 'DOUBLE' },
   stg_wearing_occasion: { seq: 'INTEGER', label: 'VARCHAR', rank: 'INTEGER', score: 'DOUBLE' },
+  // Repeats the contract's keys cannot hold (rare): they carry their list's key themselves.
+  stg_similar_overflow: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    similar_id: 'VARCHAR',
+    rank: 'INTEGER',
+    similarity_score: 'DOUBLE',
+  },
+  stg_label_overflow: {
+    seq: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    list: 'VARCHAR',
+    label: 'VARCHAR',
+    rank: 'INTEGER',
+    score: 'DOUBLE',
+  },
   stg_reviews_replace: { seq: 'INTEGER', fragrance_id: 'VARCHAR', total: 'INTEGER', n: 'INTEGER' },
   stg_reviews_prepend: { seq: 'INTEGER', fragrance_id: 'VARCHAR', total: 'INTEGER', n: 'INTEGER' },
   stg_review: {
@@ -85,9 +101,27 @@ export const STAGING = {
     brand: 'VARCHAR',
     score: 'DOUBLE',
   },
+  stg_chart_entry_overflow: {
+    seq: 'INTEGER',
+    chart_slug: 'VARCHAR',
+    snapshot_date: 'VARCHAR',
+    position: 'INTEGER',
+    rank: 'INTEGER',
+    fragrance_id: 'VARCHAR',
+    name: 'VARCHAR',
+    brand: 'VARCHAR',
+    score: 'DOUBLE',
+  },
   stg_review_digest: { seq: 'INTEGER', fragrance_id: 'VARCHAR', raw: 'VARCHAR' },
   stg_removal: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR' },
-  stg_quarantine: { seq: 'INTEGER', endpoint: 'VARCHAR', key: 'VARCHAR', reason: 'VARCHAR', raw: 'VARCHAR' },
+  stg_quarantine: {
+    seq: 'INTEGER',
+    endpoint: 'VARCHAR',
+    key: 'VARCHAR',
+    reason: 'VARCHAR',
+    raw: 'VARCHAR',
+    scope: 'VARCHAR',
+  },
   stg_api_call: {
     seq: 'INTEGER',
     at: 'VARCHAR',
@@ -99,7 +133,14 @@ export const STAGING = {
     call_key: 'VARCHAR',
   },
   stg_mark_fetched: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', dataset: 'VARCHAR' },
-  stg_mark_walk: { seq: 'INTEGER', walk: 'VARCHAR', page: 'INTEGER', total: 'INTEGER', done: 'BOOLEAN' },
+  stg_mark_walk: {
+    seq: 'INTEGER',
+    walk: 'VARCHAR',
+    page: 'INTEGER',
+    total: 'INTEGER',
+    done: 'BOOLEAN',
+    page_size: 'INTEGER',
+  },
   stg_mark_discovered: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', source: 'VARCHAR' },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 

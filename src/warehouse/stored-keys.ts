@@ -8,9 +8,16 @@ import type { StagingTable } from './staging.ts';
  * Child lists replaced as a whole: `DELETE FROM table WHERE key IN (SELECT key FROM via)`,
  * then insert. The DELETE scans the whole table, and in a first sync nearly every list is
  * new, so it is skipped when no key of the batch can have rows. Keys come from column 1
- * (`staging`'s key) of the staging table.
+ * (`staging`'s key) of the staging table; the keys that get rows, from column 1 of
+ * `rowsFrom` (default: `staging`): an overflow table gets rows only for lists with repeats.
  */
-const REPLACED: readonly { table: string; key: string; via: string; staging: StagingTable }[] = [
+const REPLACED: readonly {
+  table: string;
+  key: string;
+  via: string;
+  staging: StagingTable;
+  rowsFrom?: StagingTable;
+}[] = [
   { table: 'fragrance_notes', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
   { table: 'fragrance_accords', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
   { table: 'similar_fragrances', key: 'fragrance_id', via: 'stg_similar_head', staging: 'stg_similar_head' },
@@ -18,6 +25,12 @@ const REPLACED: readonly { table: string; key: string; via: string; staging: Sta
   { table: 'wearing_occasions', key: 'fragrance_id', via: 'stg_wearing', staging: 'stg_wearing' },
   { table: 'reviews', key: 'fragrance_id', via: 'stg_reviews_replace', staging: 'stg_reviews_replace' },
   { table: 'brand_fragrances', key: 'brand_slug', via: 'stg_catalogue_head', staging: 'stg_catalogue_head' },
+  ...(
+    [
+      ['similar_fragrances_overflow', 'stg_similar_head', 'stg_similar_overflow'],
+      ['wearing_labels_overflow', 'stg_wearing', 'stg_label_overflow'],
+    ] as const
+  ).map(([table, via, rowsFrom]) => ({ table, key: 'fragrance_id', via, staging: via, rowsFrom })),
 ];
 
 /**
@@ -53,7 +66,7 @@ export class StoredKeys {
   record(staged: StagedRows): void {
     for (const r of REPLACED) {
       const have = this.keys.get(r.table);
-      if (have) for (const k of staged[r.staging].cols[1]!) have.add(k as string);
+      if (have) for (const k of staged[r.rowsFrom ?? r.staging].cols[1]!) have.add(k as string);
     }
   }
 }

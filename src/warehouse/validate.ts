@@ -85,7 +85,14 @@ export const ITEM = z.discriminatedUnion('kind', [
     entity: z.enum(['fragrance', 'brand', 'perfumer', 'note', 'accord', 'chart']),
     keys: z.array(str),
   }),
-  z.object({ kind: z.literal('quarantine'), endpoint: str, key: str, reason: str, raw: z.unknown() }),
+  z.object({
+    kind: z.literal('quarantine'),
+    endpoint: str,
+    key: str,
+    reason: str,
+    raw: z.unknown(),
+    scope: z.enum(['response', 'entry', 'item', 'job']).optional(),
+  }),
   z.object({
     kind: z.literal('apiCall'),
     at: instant,
@@ -123,6 +130,7 @@ export function checkItem(raw: unknown): LoadItem {
     key: keyOf(raw),
     reason: `invalid ${kind} item${where}: ${issue?.message ?? 'unknown'}`,
     raw,
+    scope: 'item',
   };
   return quarantined;
 }

@@ -176,7 +176,9 @@ describe('the resources the spec describes in prose', () => {
 
   it('pagination: three integers, no range stated (`limit` is "the page size used")', () => {
     const body = section('Pagination object');
-    const fields = [...body.matchAll(/`pagination\.(\w+)` \(integer[,)]/g)].map((m) => m[1] as keyof S.Pagination);
+    const fields = [...body.matchAll(/`pagination\.(\w+)` \(integer[,)]/g)].map(
+      (m) => m[1] as keyof S.Pagination,
+    );
     expect(fields).toEqual(['page', 'limit', 'total']);
     for (const value of [-3, 0, 1, 7, 2 ** 40])
       for (const f of fields)

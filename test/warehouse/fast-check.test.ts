@@ -141,6 +141,7 @@ describe('fast item checks', () => {
         key: 'f1',
         reason: expect.stringMatching(/^invalid (similar|reviews) item at (ids|dates): /),
         raw: item,
+        scope: 'item',
       });
   });
 });

@@ -108,17 +108,20 @@ async function runChecked(c: DuckDBConnection): Promise<Set<string>> {
   return changed;
 }
 
-/** Every kind of item and mark, so that every merge statement has rows to work on. */
+/** Every kind of item and mark, so that every merge statement has rows to work on (repeats and ties for the overflow tables). */
 const first: LoadItem[] = [
   profile('f1'),
   profile('f2', { brandSlug: 'b1' }),
   { kind: 'fragranceSummary', id: 'f3', name: 'Three', brand: 'B' },
-  { kind: 'similar', fragranceId: 'f1', ids: ['f2', 'f3'], scores: [0.9, 0.5] },
+  { kind: 'similar', fragranceId: 'f1', ids: ['f2', 'f3', 'f2'], scores: [0.9, 0.5, 0.4] },
   {
     kind: 'wearing',
     fragranceId: 'f1',
     seasons: { spring: 1, summer: 2, fall: 3, winter: 4 },
-    moods: [{ label: 'calm', score: 0.5 }],
+    moods: [
+      { label: 'calm', score: 0.5 },
+      { label: 'calm', score: 0.3 },
+    ],
     occasions: [{ label: 'office', score: 0.7 }],
   },
   {
@@ -141,7 +144,10 @@ const first: LoadItem[] = [
     chartSlug: 'c1',
     title: 'Top',
     snapshotDate: '2024-06-01',
-    entries: [{ rank: 1, id: 'f1', name: 'Name f1', brand: 'Maison X', score: 4.1 }],
+    entries: [
+      { rank: 1, id: 'f1', name: 'Name f1', brand: 'Maison X', score: 4.1 },
+      { rank: 1, id: 'f2', name: 'Name f2', brand: 'Maison X', score: 4.1 },
+    ],
   },
   { kind: 'reviewDigest', fragranceId: 'f1', raw: { summary: 'ok' } },
   { kind: 'quarantine', endpoint: '/v1/x', key: 'k', reason: 'bad', raw: { a: 1 } },

@@ -42,7 +42,7 @@ describe('merge plan', () => {
   test('a skipped statement is left out', () => {
     const all = new Set(STAGING_TABLES);
     const plan = planBatch(merges, all, new Set(), (st) => st.table === 'similar_fragrances');
-    expect(plan.sql).not.toMatch(/similar_fragrances/);
+    expect(plan.sql).not.toMatch(/similar_fragrances\b(?!_overflow)/);
     expect(plan.writes.has('similar_fragrances')).toBe(false);
   });
 
