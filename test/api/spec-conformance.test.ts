@@ -9,6 +9,7 @@ import {
   SEARCH_TYPES,
 } from '../../src/api/params.ts';
 import * as S from '../../src/api/schemas.ts';
+import { PRICE_TABLE } from '../../src/simulator/price-table.ts';
 import {
   integerBounds,
   resourceLeaves,
@@ -244,13 +245,21 @@ describe('responses', () => {
 describe('prices and parameters', () => {
   const rows = tables(section('Endpoints'))[0]!;
 
-  it('the price table is the Endpoints table: every method, path and cost, nothing else', () => {
-    const spec = rows.map((r) => `${r.Method} ${r.Path} ${Number.parseInt(r['Cost (cents)']!, 10)}`).sort();
+  const specPrices = rows
+    .map((r) => `${r.Method} ${r.Path} ${Number.parseInt(r['Cost (cents)']!, 10)}`)
+    .sort();
+
+  it("the client's price table is the Endpoints table: every method, path and cost, nothing else", () => {
     const ours = ENDPOINT_NAMES.map(
       (n) => `${ENDPOINTS[n].method} ${ENDPOINTS[n].template} ${ENDPOINTS[n].costCents}`,
     ).sort();
-    expect(ours).toEqual(spec);
+    expect(ours).toEqual(specPrices);
     expect(rows.find((r) => r.Path === '/v1/fragrances/batch')!['Cost (cents)']).toBe('25 flat');
+  });
+
+  it("the simulator's own price table, separately, is the Endpoints table too", () => {
+    const sim = Object.values(PRICE_TABLE).map((e) => `${e.method} ${e.path} ${e.costCents}`);
+    expect(sim.sort()).toEqual(specPrices);
   });
 
   it.each(Object.keys(BOUNDS))('%s: integer parameters bounded exactly as the spec states', (name) => {
