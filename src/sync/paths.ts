@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config/index.ts';
 import { ensureWritableDir } from '../util/writable-dir.ts';
+import { checkExportTarget } from '../warehouse/export-target.ts';
 
 /**
  * This host's spool folder for the queue prefix (queue.spoolDir, else the user's state
@@ -21,7 +22,9 @@ export function spoolFolder(config: Config): string {
  */
 export function checkPaths(config: Config): void {
   ensureWritableDir(dirname(resolve(config.dbPath)), 'dbPath');
-  if (config.export.parquetDir)
+  if (config.export.parquetDir) {
     ensureWritableDir(dirname(resolve(config.export.parquetDir)), 'export.parquetDir');
+    checkExportTarget(config.export.parquetDir);
+  }
   if (config.redisUrl) ensureWritableDir(spoolFolder(config), 'queue.spoolDir');
 }

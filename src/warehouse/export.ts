@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
-import { ConfigError } from '../errors.ts';
+import { mkdir, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { ensureWritableDir } from '../util/writable-dir.ts';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { rows, toWarehouseError, type Db } from './db.ts';
 import { CONTRACT_TABLES, isLineageColumn } from './contract.ts';
+import { checkExportTarget, EXPORT_FILES } from './export-target.ts';
 
 export interface ExportResult {
   dir: string;
@@ -36,7 +36,7 @@ async function exists(path: string): Promise<boolean> {
  * deletes a file it did not write. Of a replaced export only those files are deleted.
  */
 export async function exportParquet(db: Db, dir: string): Promise<ExportResult> {
-  const target = await checkExportTarget(dir);
+  const target = checkExportTarget(dir);
   const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const staging = join(dirname(target), `.${basename(target)}.tmp-${suffix}`);
   // The parent is created and tried first: a recursive mkdir can spin forever (writable-dir.ts).
@@ -87,40 +87,8 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
   return { dir: target, tables };
 }
 
-const EXPORT_FILES = new Set<string>(CONTRACT_TABLES.map((t) => `${t}.parquet`));
-
-/**
- * The folder an export may be written to, resolved (through a symlink, to the folder it
- * names), or an ExportTargetError saying why not: it exists and is not a folder, or it holds
- * an entry an export does not write. Reads the folder only; safe to call before a sync.
- */
-export async function checkExportTarget(dir: string): Promise<string> {
-  let target = resolve(dir);
-  const found = await stat(target).catch(() => null);
-  if (found === null) return target;
-  if (!found.isDirectory()) throw new ExportTargetError(`${target} exists and is not a folder`, target);
-  target = await realpath(target);
-  const foreign = (await readdir(target)).filter((name) => !EXPORT_FILES.has(name)).sort();
-  if (foreign.length > 0) {
-    const shown = foreign.slice(0, 3).map((n) => `'${n}'`);
-    const more = foreign.length > 3 ? ` and ${foreign.length - 3} more` : '';
-    throw new ExportTargetError(
-      `${target} holds files an export does not write (${shown.join(', ')}${more}); export into a new or empty folder, or one an earlier export wrote`,
-      target,
-    );
-  }
-  return target;
-}
-
 /** The earlier export moved aside: its files only. A file someone added meanwhile stays, and so does the folder. */
 async function removeExport(old: string): Promise<void> {
   for (const name of await readdir(old)) if (EXPORT_FILES.has(name)) await unlink(join(old, name));
   await rmdir(old).catch(() => undefined);
-}
-
-/** The export's folder cannot be used as it is: the user's input (exit 2), not a warehouse fault. */
-export class ExportTargetError extends ConfigError {
-  constructor(message: string, dir: string) {
-    super(`Parquet export folder ${message}`, { dir });
-  }
 }

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { batch, freshWarehouse, profile } from '../warehouse/fixtures.ts';
@@ -23,6 +24,25 @@ async function entries(dir: string): Promise<string[]> {
 }
 
 describe('fragsync export --parquet DIR', () => {
+  it("a sync that would export into a folder holding the user's files stops before it spends a call", async () => {
+    const sim = await startSimulator({ fragrances: 5 });
+    try {
+      const dir = join(fx.dir, 'e');
+      await mkdir(dir);
+      await writeFile(join(dir, 'mine.csv'), 'a,b');
+      const db = join(fx.dir, 'sync.duckdb');
+      const r = await fragsync(['sync', '--base-url', sim.url, '--db', db, '--parquet', dir], {
+        FRAGSYNC_API_KEY: 'sim-key',
+      });
+      expect(r.code).toBe(EXIT.badInput);
+      expect(r.stderr).toMatch(/holds files an export does not write \('mine\.csv'\)/);
+      expect(sim.ledger().calls).toBe(0);
+      expect(await entries(dir)).toEqual(['mine.csv']);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it("refuses a folder holding the user's files, in one line with exit 2, and leaves it as it was", async () => {
     const parent = join(fx.dir, 'a');
     const dir = join(parent, 'reports');
