@@ -5,6 +5,7 @@
  */
 import { applyChurn } from './churn.ts';
 import { ReviewCache, reviewSlice, reviewTotal, wearingStats } from './derived.ts';
+import { Edges } from './edges.ts';
 import { generateCatalogue, makeContext, type GenContext, type GenerateOptions } from './generate.ts';
 import type { BrandRec, CatalogueData, ChartRec, FragranceRec, NoteRec, PerfumerRec } from './model.ts';
 import { fold, mix, mulberry32, shuffle } from './prng.ts';
@@ -21,6 +22,8 @@ export class Catalogue {
   private readonly perfumerBySlug: Map<string, PerfumerRec>;
   private readonly noteBySlug: Map<string, NoteRec>;
   private readonly reviewCache = new ReviewCache();
+  /** The edge reading's changes to the views (identity unless the variant asks for it). */
+  readonly edges: Edges;
   private cache = new Map<string, unknown>();
   /** Bounded: a full crawl of a 120k catalogue would otherwise keep 6M similar entries. */
   private readonly similarCache = new Lru<number, T.SimilarEntry[]>(4096);
@@ -29,6 +32,7 @@ export class Catalogue {
 
   constructor(opts: GenerateOptions) {
     this.data = generateCatalogue(opts);
+    this.edges = new Edges(this.data.variant.edgeValues);
     this.ctx = makeContext(this.data);
     for (const f of this.data.fragrances) this.index(f);
     this.brandBySlug = new Map(this.data.brands.map((b) => [b.slug, b]));
@@ -69,6 +73,16 @@ export class Catalogue {
     const brand = this.data.brands[f.brand] as BrandRec;
     const perfumer = this.data.perfumers[f.perfumer] as PerfumerRec;
     const noteName = (i: number): string => (this.data.notes[i] as NoteRec).name;
+    const live = (i: number): boolean => !(this.data.fragrances[i] as FragranceRec).removed;
+    return this.edges.profile(this.plainProfile(f, brand, perfumer, noteName), f, perfumer, live);
+  }
+
+  private plainProfile(
+    f: FragranceRec,
+    brand: BrandRec,
+    perfumer: PerfumerRec,
+    noteName: (i: number) => string,
+  ): T.FragranceProfile {
     return {
       id: f.id,
       name: f.name,
@@ -91,16 +105,17 @@ export class Catalogue {
   }
 
   reviews(f: FragranceRec, offset: number, limit: number): T.Review[] {
-    return reviewSlice(f, this.reviewCache, offset, limit);
+    return this.edges.reviews(reviewSlice(f, this.reviewCache, offset, limit), f, offset);
   }
 
   similar(f: FragranceRec): T.SimilarEntry[] {
     const matrix = this.cached('matrix', () => new AccordMatrix(this.data));
-    return this.similarCache.get(f.idx, () => computeSimilar(this.data, matrix, f, this.brandName));
+    const list = this.similarCache.get(f.idx, () => computeSimilar(this.data, matrix, f, this.brandName));
+    return this.edges.similar(list, f);
   }
 
   wearing(f: FragranceRec): T.WearingStats {
-    return wearingStats(f);
+    return this.edges.wearing(wearingStats(f), f);
   }
 
   /** Applies the variant's list order; 'shuffled' is stable within one catalogue version. */
@@ -139,13 +154,14 @@ export class Catalogue {
 
   brandView(b: BrandRec): T.Brand {
     const top = this.cached(`btop:${b.idx}`, () => this.top(b.fragrances, 10));
-    return {
+    const view = {
       slug: b.slug,
       name: b.name,
       country: b.country,
       description: b.description,
       topFragrances: top.map((f) => ({ id: f.id, name: f.name, score: f.score })),
     };
+    return this.edges.brand(view, b.idx);
   }
 
   brandCatalogue(b: BrandRec): { id: string; name: string }[] {
@@ -164,13 +180,14 @@ export class Catalogue {
 
   perfumerView(p: PerfumerRec): T.Perfumer {
     const top = this.cached(`ptop:${p.idx}`, () => this.top(p.fragrances, 10));
-    return {
+    const view = {
       slug: p.slug,
       name: p.name,
       nationality: p.nationality,
       bio: p.bio,
       topCreations: top.map((f) => ({ id: f.id, name: f.name, brand: this.brandName(f), score: f.score })),
     };
+    return this.edges.perfumer(view, p.idx);
   }
 
   note(slug: string): NoteRec | undefined {
@@ -179,13 +196,14 @@ export class Catalogue {
 
   noteView(n: NoteRec): T.Note {
     const top = this.cached(`ntop:${n.idx}`, () => this.top(n.fragrances, 10));
-    return {
+    const view = {
       slug: n.slug,
       name: n.name,
       family: n.family,
       description: n.description,
       topFragrances: top.map((f) => ({ id: f.id, name: f.name, brand: this.brandName(f), score: f.score })),
     };
+    return this.edges.note(view, n.idx);
   }
 
   noteList(): { slug: string; name: string; family: string }[] {
@@ -205,7 +223,7 @@ export class Catalogue {
   }
 
   chartList(): { slug: string; title: string }[] {
-    return this.data.charts.map((c) => ({ slug: c.slug, title: c.title }));
+    return this.data.charts.map((c) => ({ slug: c.slug, title: this.edges.chartTitle(c.slug, c.title) }));
   }
 
   chart(slug: string): T.Chart | undefined {
@@ -215,7 +233,7 @@ export class Catalogue {
       .map((i) => this.data.fragrances[i] as FragranceRec)
       .filter((f) => !f.removed)
       .map((f, i) => ({ rank: i + 1, id: f.id, name: f.name, brand: this.brandName(f), score: f.score }));
-    return { slug: c.slug, title: c.title, entries };
+    return this.edges.chart({ slug: c.slug, title: c.title, entries });
   }
 
   /** New reviews arrive at the top of the list (the spec: ordering shifts as reviews are added). */

@@ -12,10 +12,26 @@ import { ApiError, intParam, type HandlerInput } from './params.ts';
 
 type Handler = (input: HandlerInput) => unknown;
 
+/**
+ * page and limit as asked; with the variant's pageCap, pages no larger than that, and the
+ * limit the response states is the one used (the spec: "the page size used").
+ */
 function page(input: HandlerInput, limitMax: number, pageMax = 1_000_000_000) {
   const p = intParam(input, 'page', 1, 1, pageMax);
-  const limit = intParam(input, 'limit', 20, 1, limitMax);
+  const asked = intParam(input, 'limit', 20, 1, limitMax);
+  const cap = input.cat.data.variant.pageCap;
+  const limit = cap === null ? asked : Math.min(asked, cap);
   return { page: p, limit, offset: (p - 1) * limit };
+}
+
+/** Listings as the edge reading serves them (some entries twice in a row), built once per list. */
+const listings = new WeakMap<object, unknown[]>();
+function listing<E>(input: HandlerInput, list: E[]): E[] {
+  const edges = input.cat.edges;
+  if (!edges.on) return list;
+  let l = listings.get(list) as E[] | undefined;
+  if (!l) listings.set(list, (l = edges.listing(list)));
+  return l;
 }
 
 function notFound(what: string, key: string): ApiError {
@@ -100,7 +116,11 @@ export const HANDLERS: Record<SimEndpoint, Handler> = {
       throw new ApiError(400, input.bad400, `'type' must be one of ${SEARCH_TYPES.join(', ')}.`);
     }
     const limit = intParam(input, 'limit', 20, 1, 25);
-    return { results: search(input.cat, q, (type ?? undefined) as SearchType | undefined, limit) };
+    const results: unknown[] = search(input.cat, q, (type ?? undefined) as SearchType | undefined, limit);
+    // The edge reading: results of a type the spec does not list, and one without a type.
+    if (input.cat.edges.on && type === null && limit >= 3)
+      results.splice(limit - 2, 2, { type: 'podcast', slug: 'scent-talk', title: 'Scent talk' }, { name: q });
+    return { results };
   },
   trending: (input) => trending(input.cat),
   listCharts: (input) => ({ charts: input.cat.chartList() }),
@@ -113,7 +133,7 @@ export const HANDLERS: Record<SimEndpoint, Handler> = {
     const filtered = filteredList(input);
     if (filtered) return filtered;
     const { page: p, limit, offset } = page(input, 50);
-    const list = input.cat.fragranceList();
+    const list = listing(input, input.cat.fragranceList());
     return {
       data: list.slice(offset, offset + limit).map((f) => input.cat.summary(f)),
       pagination: { page: p, limit, total: list.length },
@@ -175,7 +195,7 @@ export const HANDLERS: Record<SimEndpoint, Handler> = {
     const b = input.cat.brand(input.key);
     if (!b) throw notFound('brand', input.key);
     const { page: p, limit, offset } = page(input, 50);
-    const all = input.cat.brandCatalogue(b);
+    const all = listing(input, input.cat.brandCatalogue(b));
     return {
       brand: b.slug,
       data: all.slice(offset, offset + limit),

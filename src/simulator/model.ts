@@ -102,4 +102,6 @@ export const DEFAULT_VARIANT: SimulatorVariant = {
   bad400Code: 'BAD_REQUEST',
   billFailedCalls: true,
   listOrder: 'id',
+  pageCap: null,
+  edgeValues: false,
 };

@@ -130,6 +130,18 @@ export interface SimulatorVariant {
   billFailedCalls: boolean;
   /** Order of the fragrance list, notes, accords, brand catalogues (stable per catalogue version). */
   listOrder: 'id' | 'reverse' | 'shuffled';
+  /**
+   * The largest page the paginated endpoints serve (fragrance list, reviews, brand
+   * catalogues, notes, accords): a request for more gets this many, and pagination.limit
+   * says so ("the page size used"). null: as many as asked.
+   */
+  pageCap: number | null;
+  /**
+   * The edge reading (edges.ts): scores on another scale where no range is stated, empty
+   * strings where none is forbidden, tied chart ranks, repeated entries in lists and
+   * listings, search results of unknown types or without a type.
+   */
+  edgeValues: boolean;
 }
 
 export interface SimulatorOptions {

@@ -44,6 +44,9 @@ describe('fragsync sim flags', () => {
         'no',
         '--list-order',
         'shuffled',
+        '--page-cap',
+        '7',
+        '--edge-values',
       ]),
     ).toEqual({
       port: 0,
@@ -59,17 +62,23 @@ describe('fragsync sim flags', () => {
         extraFields: true,
         billFailedCalls: false,
         listOrder: 'shuffled',
+        pageCap: 7,
+        edgeValues: true,
       },
     });
     expect(parseSimArgs(['--help'])).toBe('help');
   });
 
-  it.each([['--fragrances', 'many'], ['--list-order', 'random'], ['--nope'], ['--keys', 'a,,b'], ['extra']])(
-    'rejects %s',
-    (...argv) => {
-      expect(() => parseSimArgs(argv)).toThrow();
-    },
-  );
+  it.each([
+    ['--fragrances', 'many'],
+    ['--list-order', 'random'],
+    ['--page-cap', '0'],
+    ['--nope'],
+    ['--keys', 'a,,b'],
+    ['extra'],
+  ])('rejects %s', (...argv) => {
+    expect(() => parseSimArgs(argv)).toThrow();
+  });
 });
 
 describe('fragsync sim process', () => {

@@ -120,4 +120,62 @@ describe('variants', () => {
       );
     },
   );
+
+  it('pageCap: pages no larger than the cap whatever is asked, and pagination.limit says so', async () => {
+    sim = await startSimulator({ fragrances: 40, variant: { pageCap: 7 } });
+    const truth = sim.groundTruth();
+    for (const path of ['/v1/fragrances', '/v1/notes', '/v1/accords']) {
+      const r = (await call(sim, `${path}?page=2&limit=50`)).json;
+      expect(r.data).toHaveLength(7);
+      expect(r.pagination).toMatchObject({ page: 2, limit: 7 });
+    }
+    const f = truth.fragrances.find((x) => truth.reviews[x.id]!.length > 14)!;
+    const reviews = (await call(sim, `/v1/fragrances/${idPath(f.id)}/reviews?page=2&limit=20`)).json;
+    expect(reviews.reviews).toEqual(truth.reviews[f.id]!.slice(7, 14));
+    expect(reviews.pagination).toEqual({ page: 2, limit: 7, total: truth.reviews[f.id]!.length });
+    // A smaller ask is served as asked.
+    expect((await call(sim, '/v1/accords?limit=3')).json.pagination.limit).toBe(3);
+  });
+
+  it('edgeValues: legal values at the edges of the spec, in the responses and in the ground truth', async () => {
+    sim = await startSimulator({ fragrances: 120, seed: 3, variant: { edgeValues: true } });
+    const truth = sim.groundTruth();
+    // Scores on another scale where the spec states no range: charts and top lists.
+    const chart = truth.charts.find((c) => c.entries.length > 4)!;
+    expect(chart.entries.every((e) => e.score > 5)).toBe(true);
+    expect(truth.brands.flatMap((b) => b.topFragrances).every((t) => t.score > 5)).toBe(true);
+    // Tied ranks: a rank held by two entries, in API order, with the same score.
+    const [a, b] = [chart.entries[0]!, chart.entries[1]!];
+    expect([b.rank, b.score]).toEqual([a.rank, a.score]);
+    expect((await call(sim, `/v1/charts/${chart.slug}`)).json).toEqual(chart);
+    // Empty strings where none is forbidden.
+    const unknown = truth.fragrances.filter((f) => f.perfumerSlug === '');
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(unknown.every((f) => f.perfumer === '')).toBe(true);
+    expect(
+      Object.values(truth.reviews)
+        .flat()
+        .some((r) => r.text === ''),
+    ).toBe(true);
+    // Every perfumer is still named by some profile (the sync finds each as before).
+    const named = new Set(truth.fragrances.map((f) => f.perfumerSlug));
+    expect(truth.perfumers.filter((p) => !named.has(p.slug))).toEqual([]);
+    // Repeated entries: an id twice in a similar list, a label twice in a mood list.
+    const repeats = (keys: string[]) => new Set(keys).size < keys.length;
+    const similar = Object.entries(truth.similar).find(([, l]) => repeats(l.map((e) => e.id)))!;
+    expect(similar).toBeDefined();
+    expect((await call(sim, `/v1/fragrances/${idPath(similar[0])}/similar?limit=50`)).json.similar).toEqual(
+      similar[1],
+    );
+    expect(Object.values(truth.wearing).some((w) => repeats(w.moods.map((m) => m.label)))).toBe(true);
+    // Listings name some entries twice in a row (the total counts them); the truth's sets do not.
+    const ids = await listIds(sim, '/v1/fragrances');
+    expect(ids.length).toBeGreaterThan(truth.fragrances.length);
+    expect(new Set(ids)).toEqual(new Set(truth.fragrances.map((f) => f.id)));
+    // Search results of a type the spec does not list, and one with no type.
+    const results = (await call(sim, '/v1/search?q=eau&limit=10')).json.results;
+    expect(results).toContainEqual(expect.objectContaining({ type: 'podcast' }));
+    expect(results.some((r: { type?: string }) => r.type === undefined)).toBe(true);
+    expect(results.length).toBeLessThanOrEqual(10);
+  });
 });

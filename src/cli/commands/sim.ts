@@ -22,6 +22,8 @@ export function simOptions(o: SimFlags): SimulatorOptions {
   if (o.extraFields) variant.extraFields = true;
   if (o.billFailedCalls) variant.billFailedCalls = o.billFailedCalls === 'yes';
   if (o.listOrder) variant.listOrder = o.listOrder as SimulatorVariant['listOrder'];
+  if (typeof o.pageCap === 'number') variant.pageCap = o.pageCap;
+  if (o.edgeValues) variant.edgeValues = true;
   const keys = typeof o.keys === 'string' ? o.keys.split(',').map((k) => k.trim()) : undefined;
   if (keys && keys.some((k) => k.length === 0))
     throw new ConfigError('--keys must be a comma-separated list of non-empty keys');
