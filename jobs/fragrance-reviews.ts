@@ -1,6 +1,7 @@
 import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { reviewColumns, type Review, type ReviewsItem } from '../src/domain/items.ts';
 import { fetched, guarded } from './guard.ts';
+import { pageSizeOf } from './paging.ts';
 import type { JobContext, Processor } from './types.ts';
 
 const PAGE_SIZE = MAX_PAGE_SIZE.getReviews;
@@ -86,7 +87,8 @@ async function readAll(
     prevTotal = pg.total;
     collected.push(...items);
     if (cap !== null && collected.length >= cap) return { total: pg.total, reviews: collected.slice(0, cap) };
-    if (n * limit >= pg.total || pg.reviews.length === 0) break;
+    // Page n holds reviews up to n times the size the service used (not the size asked).
+    if (n * pg.size >= pg.total || pg.reviews.length === 0) break;
   }
   const grown = prevTotal - startTotal;
   if (grown > 0) {
@@ -105,10 +107,11 @@ async function page(
   id: string,
   n: number,
   limit: number,
-): Promise<{ total: number; reviews: Review[] }> {
+): Promise<{ total: number; size: number; reviews: Review[] }> {
   const res = await ctx.client.getReviews(id, { page: n, limit }, ctx.signal);
   return {
     total: res.data.pagination.total,
+    size: pageSizeOf(res.data.pagination, res.data.reviews.length).size,
     reviews: res.data.reviews, // validated: exactly { date, rating, text } each, no copy needed
   };
 }

@@ -1,3 +1,4 @@
+import { isAddressable } from '../src/api/paths.ts';
 import { isFragsyncError, ResponseInvalidError } from '../src/errors.ts';
 import type { EntityKind } from '../src/domain/entities.ts';
 import type { JobResult, NamedMark } from './types.ts';
@@ -41,9 +42,15 @@ export async function guarded(
   }
 }
 
-/** The entities `keys` of one response or list (see NamedMark). */
+/**
+ * The entities `keys` of one response or list (see NamedMark), those a path can address:
+ * a key the spec allows but no request can name (an empty perfumer slug) is stored where
+ * the response put it and never followed.
+ */
 export function named(entity: EntityKind, keys: string[], source: string): NamedMark {
-  return { kind: 'named', entity, keys, source };
+  const kind = entity === 'fragrance' ? 'id' : 'slug';
+  const ok = (k: string) => isAddressable(kind, k);
+  return { kind: 'named', entity, keys: keys.every(ok) ? keys : keys.filter(ok), source };
 }
 
 export function fetched(entity: EntityKind, key: string, dataset: string) {

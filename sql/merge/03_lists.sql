@@ -41,9 +41,12 @@ DELETE FROM wearing_labels_overflow WHERE fragrance_id IN (SELECT fragrance_id F
 INSERT INTO wearing_labels_overflow
 SELECT fragrance_id, list, label, rank, score, batch_run(), batch_at() FROM stg_label_overflow;
 
+-- Only a catalogue walk known complete replaces the brand's memberships; one that is not
+-- (jobs/paging.ts) adds its members and removes nothing.
 -- merge: deletes brand_fragrances | reads stg_catalogue_head
-DELETE FROM brand_fragrances WHERE brand_slug IN (SELECT brand_slug FROM stg_catalogue_head);
+DELETE FROM brand_fragrances WHERE brand_slug IN (SELECT brand_slug FROM stg_catalogue_head WHERE complete);
 -- merge: inserts brand_fragrances | reads stg_catalogue, stg_catalogue_head
 INSERT INTO brand_fragrances
 SELECT w.brand_slug, c.fragrance_id, batch_run(), batch_at()
-FROM stg_catalogue c JOIN stg_catalogue_head w ON c.seq = w.seq;
+FROM stg_catalogue c JOIN stg_catalogue_head w ON c.seq = w.seq
+ON CONFLICT (brand_slug, fragrance_id) DO UPDATE SET _run_id = excluded._run_id, _loaded_at = excluded._loaded_at;

@@ -43,6 +43,21 @@ export function encodeSlug(endpoint: EndpointName, slug: string): string {
   return encodeSegment(endpoint, 'slug', slug, slug);
 }
 
+/**
+ * Whether `value` can be put in a path at all: a fragrance id of one or two non-empty
+ * segments, a slug of one, no segment '.' or '..'. The spec lets the service send an empty
+ * perfumer slug (an unknown perfumer); such a value is stored as sent but never followed.
+ * (Ids a router would read as another endpoint, such as 'compare', are refused when asked.)
+ */
+export function isAddressable(kind: 'id' | 'slug', value: string): boolean {
+  // Without split or a regular expression: every id of every similar list passes here.
+  const segment = (s: string) => s !== '' && s !== '.' && s !== '..';
+  const slash = value.indexOf('/');
+  if (slash < 0) return segment(value);
+  if (kind === 'slug' || value.indexOf('/', slash + 1) >= 0) return false;
+  return segment(value.slice(0, slash)) && segment(value.slice(slash + 1));
+}
+
 /** The paths a template can produce: {id} is one or two segments, {slug} exactly one. */
 function shapeOf(template: string): RegExp {
   const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&');

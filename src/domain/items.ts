@@ -105,11 +105,16 @@ export interface BrandItem {
   description: string;
 }
 
-/** A brand's exhaustive catalogue: replaces brand_fragrances for that brand. */
+/**
+ * A brand's exhaustive catalogue: replaces brand_fragrances for that brand, unless the walk
+ * that read it is not known complete (`complete: false`): then it only adds its members.
+ */
 export interface BrandCatalogueItem {
   kind: 'brandCatalogue';
   brandSlug: string;
   fragrances: { id: string; name: string }[];
+  /** Absent: true. */
+  complete?: boolean;
 }
 
 export interface PerfumerItem {

@@ -37,8 +37,10 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
   /** Pages still to read of a walk (0 when it is already done this cycle). */
   const walkPages = (name: string, fallbackSize?: number): number => {
     const w = walks.get(name);
-    if (w && fresh(w.at)) return w.done ? 0 : Math.max(0, pagesFor(w.total) - w.page);
-    if (w) return pagesFor(w.total);
+    // At the page size the service used, where the walk recorded it.
+    const pages = (x: WalkState) => pagesFor(x.total, x.pageSize ?? undefined);
+    if (w && fresh(w.at)) return w.done ? 0 : Math.max(0, pages(w) - w.page);
+    if (w) return pages(w);
     if (fallbackSize !== undefined) return pagesFor(fallbackSize);
     unknownWalks.push(name);
     return 1;

@@ -16,7 +16,10 @@ import type { Dataset, EntityKind } from '../domain/entities.ts';
 /** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
 const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
 
-/** Fragrance and note list pages are read at the largest page size, 50. */
+/**
+ * Fragrance and note list pages are asked for at the largest page size, 50; the service may
+ * use a smaller one (pagination.limit), which page 1 records as the walk's page size.
+ */
 const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
 
 export class Frontier {
@@ -28,7 +31,7 @@ export class Frontier {
   /** Walk pages read in this cycle: `fragrances@3`. */
   private readonly pagesDone = new Set<string>();
   /** pagination.total seen on page 1 of each walk in this cycle. */
-  private readonly walkTotals = new Map<string, number>();
+  private readonly walkTotals = new Map<string, { total: number; pageSize: number }>();
   private readonly scheduled = new Set<string>();
   readonly cycleStart: string;
 
@@ -57,7 +60,11 @@ export class Frontier {
     for (const w of state.walks) {
       if (w.done && w.at >= walksSince) {
         this.pagesDone.add(w.walk);
-        if (w.walk.endsWith('@1')) this.walkTotals.set(w.walk.slice(0, -2), w.total);
+        if (w.walk.endsWith('@1'))
+          this.walkTotals.set(w.walk.slice(0, -2), {
+            total: w.total,
+            pageSize: w.pageSize ?? WALK_PAGE_SIZE,
+          });
       }
     }
   }
@@ -147,9 +154,10 @@ export class Frontier {
    * cycle (a resumed backfill), only the pages not yet read are owed.
    */
   private walk(name: string, make: (page: number) => JobSpec): JobSpec[] {
-    const total = this.walkTotals.get(name);
-    if (total === undefined) return [make(1)];
-    const pages = Math.max(1, Math.ceil(total / WALK_PAGE_SIZE));
+    const first = this.walkTotals.get(name);
+    if (first === undefined) return [make(1)];
+    // The page size page 1 was read at: the service's, not the one asked for.
+    const pages = Math.max(1, Math.ceil(first.total / first.pageSize));
     const jobs: JobSpec[] = [];
     for (let page = 2; page <= pages; page++)
       if (!this.pagesDone.has(`${name}@${page}`)) jobs.push(make(page));

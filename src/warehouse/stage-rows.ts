@@ -199,7 +199,7 @@ function stageItem(
       out.stg_brand.add(seq, item.slug, item.name, item.country, item.description);
       return;
     case 'brandCatalogue':
-      out.stg_catalogue_head.add(seq, item.brandSlug);
+      out.stg_catalogue_head.add(seq, item.brandSlug, item.complete ?? true);
       // A membership is a pair: an id listed twice says nothing more the second time.
       eachFirst(
         item.fragrances,

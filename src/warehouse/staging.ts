@@ -77,7 +77,7 @@ export const STAGING = {
     text: 'VARCHAR',
   },
   stg_brand: { seq: 'INTEGER', slug: 'VARCHAR', name: 'VARCHAR', country: 'VARCHAR', description: 'VARCHAR' },
-  stg_catalogue_head: { seq: 'INTEGER', brand_slug: 'VARCHAR' },
+  stg_catalogue_head: { seq: 'INTEGER', brand_slug: 'VARCHAR', complete: 'BOOLEAN' },
   stg_catalogue: { seq: 'INTEGER', fragrance_id: 'VARCHAR' },
   stg_perfumer: { seq: 'INTEGER', slug: 'VARCHAR', name: 'VARCHAR', nationality: 'VARCHAR', bio: 'VARCHAR' },
   stg_note: {

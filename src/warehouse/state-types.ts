@@ -31,6 +31,11 @@ export interface WalkState {
   page: number;
   /** pagination.total seen on that page. */
   total: number;
+  /**
+   * Items per page the service used (its pagination.limit) on that page; null for walks an
+   * older version recorded, which always read at 50.
+   */
+  pageSize?: number | null;
   done: boolean;
   /** ISO time of the last page read. */
   at: string;

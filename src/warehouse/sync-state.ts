@@ -42,7 +42,7 @@ export async function readSyncState(db: Db): Promise<SyncState> {
     };
   });
   const walks = await db.all<WalkState>(
-    `SELECT walk, page, total, done, ${ISO('"at"')} AS "at" FROM sync_walks ORDER BY walk`,
+    `SELECT walk, page, total, done, ${ISO('"at"')} AS "at", page_size AS "pageSize" FROM sync_walks ORDER BY walk`,
   );
   const pairs = (sql: string) =>
     db.all<{ k: string; n: number }>(sql).then((rs) => new Map(rs.map((r) => [r.k, Number(r.n)])));

@@ -67,6 +67,7 @@ export const ITEM = z.discriminatedUnion('kind', [
     kind: z.literal('brandCatalogue'),
     brandSlug: str,
     fragrances: z.array(z.object({ id: str, name: str })),
+    complete: z.boolean().optional(),
   }),
   z.object({ kind: z.literal('perfumer'), slug: str, name: str, nationality: str, bio: str }),
   z.object({ kind: z.literal('note'), slug: str, name: str, family: str, description: str.optional() }),

@@ -46,6 +46,35 @@ async function quarantined(dbPath: string): Promise<number> {
   }
 }
 
+/**
+ * The edge reading reached the warehouse (so "exact" above was not vacuous): entries only the
+ * overflow tables can hold, scores on another scale, empty strings, walks at the service's
+ * page size, and nothing flagged (no stated range was broken).
+ */
+async function expectEdges(dbPath: string, pageSize: number): Promise<void> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    const [r] = await wh.query<Record<string, number>>(
+      `SELECT (SELECT count(*) FROM similar_fragrances_overflow)::INTEGER AS similar,
+         (SELECT count(*) FROM wearing_labels_overflow)::INTEGER AS labels,
+         (SELECT count(*) FROM chart_entries_overflow)::INTEGER AS ties,
+         (SELECT count(*) FROM chart_entries WHERE score > 5)::INTEGER AS popularity,
+         (SELECT count(*) FROM fragrances WHERE perfumer_slug = '')::INTEGER AS no_perfumer,
+         (SELECT count(*) FROM reviews WHERE text = '')::INTEGER AS empty_texts,
+         (SELECT count(*) FROM sync_walks WHERE page_size <> ?)::INTEGER AS other_sizes,
+         (SELECT count(*) FROM sync_walks WHERE page_size = ?)::INTEGER AS walks,
+         (SELECT count(*) FROM value_flags)::INTEGER AS flagged`,
+      [pageSize, pageSize],
+    );
+    const n = Object.fromEntries(Object.entries(r!).map(([k, v]) => [k, Number(v)]));
+    expect(n, JSON.stringify(n)).toMatchObject({ other_sizes: 0, flagged: 0 });
+    for (const k of ['similar', 'labels', 'ties', 'popularity', 'no_perfumer', 'empty_texts', 'walks'])
+      expect(n[k], k).toBeGreaterThan(0);
+  } finally {
+    await wh.close();
+  }
+}
+
 interface Driver {
   name: string;
   /** One full sync of `sim` into `dbPath` with this driver. */
@@ -80,7 +109,7 @@ const bullmq: Driver = {
   },
 };
 
-/** Two other legal readings of the spec, apart from the simulator's defaults. */
+/** Other legal readings of the spec, apart from the simulator's defaults, the edge reading among them. */
 const VARIANTS: { name: string; variant: Partial<SimulatorVariant>; billed: boolean }[] = [
   {
     name: 'opaque ids, text errors, extra fields, reversed lists, unbilled failures',
@@ -103,6 +132,20 @@ const VARIANTS: { name: string; variant: Partial<SimulatorVariant>; billed: bool
       listOrder: 'shuffled',
       billFailedCalls: true,
       bad400Code: 'BAD_REQUEST',
+    },
+    billed: true,
+  },
+  {
+    name: 'the edge reading: pages of 7 whatever is asked, popularity scores, empty strings, tied ranks, repeated entries, opaque ids, extra fields',
+    variant: {
+      idStyle: 'opaque',
+      errorBody: 'json',
+      extraFields: true,
+      listOrder: 'id',
+      billFailedCalls: true,
+      bad400Code: 'BAD_REQUEST',
+      pageCap: 7,
+      edgeValues: true,
     },
     billed: true,
   },
@@ -168,6 +211,7 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       // A service that bills failed calls bills every row; one that does not, only the 200s.
       expect(Number(billed ? all?.cents : ok?.cents)).toBe(ledger.cents);
       expect(await quarantined(dbPath)).toBe(0);
+      if (variant.edgeValues) await expectEdges(dbPath, variant.pageCap!);
     });
   });
 });

@@ -4,11 +4,31 @@ import { Warehouse } from '../../src/warehouse/warehouse.ts';
 /**
  * Every contract table, as rows, from the simulator's ground truth and from a warehouse,
  * in one canonical form (sorted JSON lines), so a test can say exactly which rows differ.
- * Reviews are compared as multisets per fragrance (sorted, duplicates kept).
+ * Reviews are compared as multisets per fragrance (sorted, duplicates kept). A list whose
+ * key repeats (an id twice in a similar list, a label twice in a mood list, a tied chart
+ * rank) is split by the warehouse's collision rule (docs/data-dictionary.md): the first
+ * entry of a key in API order is the contract row, every later one an overflow row, so
+ * "exact" covers every entry the service sent.
  */
 export type Tables = Record<string, string[]>;
 
 const canon = (rows: unknown[][]): string[] => rows.map((r) => JSON.stringify(r)).sort();
+
+/** A list's entries as [contract rows, overflow rows], by the first occurrence of each key. */
+function byFirstKey<E>(
+  list: readonly E[],
+  key: (e: E) => unknown,
+): [{ e: E; i: number }[], { e: E; i: number }[]] {
+  const seen = new Set<unknown>();
+  const first: { e: E; i: number }[] = [];
+  const later: { e: E; i: number }[] = [];
+  list.forEach((e, i) => {
+    const k = key(e);
+    (seen.has(k) ? later : first).push({ e, i });
+    seen.add(k);
+  });
+  return [first, later];
+}
 
 export function truthTables(t: GroundTruth): Tables {
   const f = t.fragrances;
@@ -34,14 +54,43 @@ export function truthTables(t: GroundTruth): Tables {
     charts: canon(t.charts.map((c) => [c.slug, c.title])),
     chart_entries: canon(
       t.charts.flatMap((c) =>
-        c.entries.map((e) => [c.slug, t.serviceDate, e.rank, e.id, e.name, e.brand, e.score]),
+        byFirstKey(c.entries, (e) => e.rank)[0].map(({ e }) => [
+          c.slug,
+          t.serviceDate,
+          e.rank,
+          e.id,
+          e.name,
+          e.brand,
+          e.score,
+        ]),
+      ),
+    ),
+    chart_entries_overflow: canon(
+      t.charts.flatMap((c) =>
+        byFirstKey(c.entries, (e) => e.rank)[1].map(({ e, i }) => [
+          c.slug,
+          t.serviceDate,
+          i,
+          e.rank,
+          e.id,
+          e.name,
+          e.brand,
+          e.score,
+        ]),
       ),
     ),
     reviews: canon(
       Object.entries(t.reviews).flatMap(([id, rs]) => rs.map((r) => [id, r.date, r.rating, r.text])),
     ),
     similar_fragrances: canon(
-      Object.entries(t.similar).flatMap(([id, list]) => list.map((s, i) => [id, s.id, i, s.similarityScore])),
+      Object.entries(t.similar).flatMap(([id, list]) =>
+        byFirstKey(list, (s) => s.id)[0].map(({ e, i }) => [id, e.id, i, e.similarityScore]),
+      ),
+    ),
+    similar_fragrances_overflow: canon(
+      Object.entries(t.similar).flatMap(([id, list]) =>
+        byFirstKey(list, (s) => s.id)[1].map(({ e, i }) => [id, e.id, i, e.similarityScore]),
+      ),
     ),
     wearing_stats: canon(
       Object.entries(t.wearing).map(([id, w]) => [
@@ -53,10 +102,21 @@ export function truthTables(t: GroundTruth): Tables {
       ]),
     ),
     wearing_moods: canon(
-      Object.entries(t.wearing).flatMap(([id, w]) => w.moods.map((m, i) => [id, m.label, i, m.score])),
+      Object.entries(t.wearing).flatMap(([id, w]) =>
+        byFirstKey(w.moods, (m) => m.label)[0].map(({ e, i }) => [id, e.label, i, e.score]),
+      ),
     ),
     wearing_occasions: canon(
-      Object.entries(t.wearing).flatMap(([id, w]) => w.occasions.map((m, i) => [id, m.label, i, m.score])),
+      Object.entries(t.wearing).flatMap(([id, w]) =>
+        byFirstKey(w.occasions, (m) => m.label)[0].map(({ e, i }) => [id, e.label, i, e.score]),
+      ),
+    ),
+    wearing_labels_overflow: canon(
+      Object.entries(t.wearing).flatMap(([id, w]) =>
+        (['moods', 'occasions'] as const).flatMap((list) =>
+          byFirstKey(w[list], (m) => m.label)[1].map(({ e, i }) => [id, list, e.label, i, e.score]),
+        ),
+      ),
     ),
   };
 }
@@ -78,6 +138,11 @@ const QUERIES: Record<string, string> = {
   wearing_stats: 'SELECT fragrance_id, spring, summer, fall, winter FROM wearing_stats',
   wearing_moods: 'SELECT fragrance_id, label, rank, score FROM wearing_moods',
   wearing_occasions: 'SELECT fragrance_id, label, rank, score FROM wearing_occasions',
+  similar_fragrances_overflow:
+    'SELECT fragrance_id, similar_id, rank, similarity_score FROM similar_fragrances_overflow',
+  wearing_labels_overflow: 'SELECT fragrance_id, list, label, rank, score FROM wearing_labels_overflow',
+  chart_entries_overflow:
+    'SELECT chart_slug, CAST(snapshot_date AS VARCHAR), position, rank, fragrance_id, name, brand, score FROM chart_entries_overflow WHERE snapshot_date = ?',
 };
 
 export async function warehouseTables(dbPath: string, serviceDate: string): Promise<Tables> {
@@ -87,7 +152,7 @@ export async function warehouseTables(dbPath: string, serviceDate: string): Prom
     for (const [table, sql] of Object.entries(QUERIES)) {
       const rows = await wh.query<Record<string, unknown>>(
         sql,
-        table === 'chart_entries' ? [serviceDate] : [],
+        table.startsWith('chart_entries') ? [serviceDate] : [],
       );
       out[table] = canon(
         rows.map((r) => Object.values(r).map((v) => (typeof v === 'bigint' ? Number(v) : v))),

@@ -58,6 +58,28 @@ describe('Frontier', () => {
     ).toEqual([]);
   });
 
+  it('resumes a walk at the page size the service used, recorded by page 1, not the one asked', () => {
+    const at = '2026-02-28T01:00:00.000Z';
+    const walks = (pageSize: number | null) => [
+      { walk: 'fragrances@1', page: 1, total: 120, done: true, at, pageSize },
+      { walk: 'fragrances@2', page: 2, total: 120, done: true, at, pageSize },
+    ];
+    const owedPages = (pageSize: number | null) =>
+      new Frontier(
+        state({ cycleStart: '2026-02-28T00:00:00.000Z', walks: walks(pageSize) }),
+        config.datasets,
+        new Date('2026-02-28T12:00:00Z'),
+        new Map(),
+        new Map(),
+      )
+        .initialJobs()
+        .filter((j) => j.kind === 'fragrancesPage')
+        .map((j) => (j.payload as { page: number }).page);
+    expect(owedPages(20)).toEqual([3, 4, 5, 6]);
+    // A walk an older version recorded (no page size) was read at 50.
+    expect(owedPages(null)).toEqual([3]);
+  });
+
   it('resumes an open cycle: only unread pages and unfetched datasets are owed', () => {
     const cycleStart = '2026-02-28T00:00:00.000Z';
     const at = '2026-02-28T01:00:00.000Z';

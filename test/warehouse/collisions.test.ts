@@ -149,3 +149,23 @@ describe('records that cannot be stored', () => {
     expect(JSON.parse(q[0]!.raw)).toEqual(bad);
   });
 });
+
+describe('a brand catalogue not known complete', () => {
+  it('adds the members it read and removes none; a complete one replaces them', async () => {
+    const catalogue = (ids: string[], complete?: boolean): LoadItem => ({
+      kind: 'brandCatalogue',
+      brandSlug: 'b1',
+      fragrances: ids.map((id) => ({ id, name: id })),
+      ...(complete === undefined ? {} : { complete }),
+    });
+    const members = async () =>
+      (await wh.query<{ id: string }>('SELECT fragrance_id AS id FROM brand_fragrances ORDER BY 1')).map(
+        (r) => r.id,
+      );
+    await wh.load(batch([catalogue(['a', 'b', 'c'])]));
+    await wh.load(batch([catalogue(['c', 'd'], false)]));
+    expect(await members()).toEqual(['a', 'b', 'c', 'd']);
+    await wh.load(batch([catalogue(['c', 'd'])]));
+    expect(await members()).toEqual(['c', 'd']);
+  });
+});

@@ -519,13 +519,13 @@ describe('progress marks', () => {
           { kind: 'fetched', entity: 'fragrance', key: 'f1', dataset: 'profile' },
           { kind: 'fetched', entity: 'fragrance', key: 'f1', dataset: 'similar' },
           { kind: 'walk', walk: 'fragrances', page: 1, total: 120, done: false },
-          { kind: 'walk', walk: 'fragrances', page: 2, total: 120, done: false },
+          { kind: 'walk', walk: 'fragrances', page: 2, total: 120, done: false, pageSize: 7 },
         ],
       ),
     );
     const s = await wh.syncState();
     expect(s.walks).toEqual([
-      { walk: 'fragrances', page: 2, total: 120, done: false, at: expect.stringMatching(/Z$/) },
+      { walk: 'fragrances', page: 2, total: 120, done: false, at: expect.stringMatching(/Z$/), pageSize: 7 },
     ]);
     const f1 = s.items.find((i) => i.key === 'f1');
     expect(Object.keys(f1!.fetched).sort()).toEqual(['profile', 'similar']);

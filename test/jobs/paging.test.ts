@@ -1,0 +1,127 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accords } from '../../jobs/accords.ts';
+import { brandCatalogue } from '../../jobs/brand-catalogue.ts';
+import { fragranceReviews } from '../../jobs/fragrance-reviews.ts';
+import { fragrancesPage } from '../../jobs/fragrances-page.ts';
+import { notesPage } from '../../jobs/notes-page.ts';
+import type { JobContext, JobMark } from '../../jobs/types.ts';
+import { FragranceClient } from '../../src/api/client.ts';
+import type { BrandCatalogueItem, ReviewsItem } from '../../src/domain/items.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { GroundTruth, Simulator } from '../../src/simulator/types.ts';
+
+/**
+ * Every paginated walk pages as the service says it pages: a service that serves 7 items a
+ * page whatever is asked (and says so in pagination.limit) is read to the end, by the page
+ * size it used; a walk that cannot be known complete says so and removes nothing.
+ */
+let sim: Simulator;
+let truth: GroundTruth;
+let client: FragranceClient;
+beforeAll(async () => {
+  sim = await startSimulator({ fragrances: 80, seed: 5, variant: { pageCap: 7, edgeValues: true } });
+  truth = sim.groundTruth();
+  client = new FragranceClient({ baseUrl: sim.url, apiKey: 'sim-key' });
+});
+afterAll(async () => {
+  await client.close();
+  await sim.close();
+});
+
+function ctx(c: FragranceClient = client): JobContext {
+  return {
+    log: pino({ level: 'silent' }),
+    client: c,
+    settings: {
+      reviews: { mode: 'all', newest: 50 },
+      similar: true,
+      wearing: true,
+      reviewDigest: false,
+      brands: true,
+      perfumers: true,
+    },
+    signal: new AbortController().signal,
+  };
+}
+
+const walkOf = (marks: JobMark[]) =>
+  marks.find((m) => m.kind === 'walk') as Extract<JobMark, { kind: 'walk' }>;
+
+describe('walks at the page size the service used', () => {
+  it('the fragrance and note lists: page 1 schedules every page of ceil(total / 7)', async () => {
+    for (const [run, all] of [
+      [fragrancesPage, truth.fragrances.map((f) => f.id)],
+      [notesPage, truth.notes.map((n) => n.slug)],
+    ] as const) {
+      const first = await run(ctx(), { page: 1 });
+      const mark = walkOf(first.progress);
+      expect(mark.pageSize).toBe(7);
+      const pages = Math.ceil(mark.total / 7);
+      expect(first.follow.map((j) => (j.payload as { page: number }).page)).toEqual(
+        Array.from({ length: pages - 1 }, (_, i) => i + 2),
+      );
+      const keys = new Set<string>();
+      for (const result of [
+        first,
+        ...(await Promise.all(first.follow.map((j) => run(ctx(), j.payload as { page: number })))),
+      ])
+        for (const item of result.items) keys.add('id' in item ? item.id : (item as { slug: string }).slug);
+      expect(keys).toEqual(new Set(all));
+    }
+  });
+
+  it('accords: every page read, the walk known complete', async () => {
+    const r = await accords(ctx(), {});
+    expect(r.items.map((a) => (a as { slug: string }).slug)).toEqual(truth.accords.map((a) => a.slug));
+    expect(walkOf(r.progress)).toEqual({
+      kind: 'walk',
+      walk: 'accords',
+      page: 13,
+      total: 90,
+      done: true,
+      pageSize: 7,
+    });
+  });
+
+  it('a brand catalogue: every page read (entries named twice once), complete', async () => {
+    const brand = truth.brands.find((b) => truth.brandCatalogues[b.slug]!.length > 14)!;
+    const r = await brandCatalogue(ctx(), { slug: brand.slug });
+    const item = r.items[0] as BrandCatalogueItem;
+    expect(item.fragrances).toEqual(truth.brandCatalogues[brand.slug]);
+    expect(item.complete).toBeUndefined();
+    expect(walkOf(r.progress)).toMatchObject({ walk: `brand:${brand.slug}`, done: true, pageSize: 7 });
+  });
+
+  it('a brand catalogue whose total moves while it is read is not known complete: it removes nothing', async () => {
+    const brand = truth.brands.find((b) => truth.brandCatalogues[b.slug]!.length > 14)!;
+    const moving = Object.create(client) as FragranceClient;
+    moving.getBrandFragrances = async (slug, p, signal) => {
+      const res = await client.getBrandFragrances(slug, p, signal);
+      const { pagination } = res.data;
+      return {
+        ...res,
+        data: { ...res.data, pagination: { ...pagination, total: pagination.total + (p?.page ?? 1) - 1 } },
+      };
+    };
+    const r = await brandCatalogue(ctx(moving), { slug: brand.slug });
+    expect((r.items[0] as BrandCatalogueItem).complete).toBe(false);
+    expect(walkOf(r.progress).done).toBe(false);
+    // Still recorded as fetched: the members it read are loaded.
+    expect(r.progress).toContainEqual({
+      kind: 'fetched',
+      entity: 'brand',
+      key: brand.slug,
+      dataset: 'catalogue',
+    });
+  });
+
+  it('reviews: a fragrance with many pages of 7 is read whole', async () => {
+    const f = truth.fragrances.find((x) => truth.reviews[x.id]!.length > 30)!;
+    const r = await fragranceReviews(ctx(), { id: f.id, knownTotal: null, knownCount: null });
+    const item = r.items[0] as ReviewsItem;
+    expect(item.total).toBe(truth.reviews[f.id]!.length);
+    expect(item.dates).toEqual(truth.reviews[f.id]!.map((x) => x.date));
+    expect(item.texts).toEqual(truth.reviews[f.id]!.map((x) => x.text));
+  });
+});
