@@ -9,7 +9,8 @@
  * name. Trending is opt-in in fragsync (datasets.trending: false), so here too.
  *
  * Standalone: `node --import tsx scripts/bench-reference.ts` starts a simulator of
- * BENCH_FRAGRANCES (default 20k) fragrances in a child process, like bench-sync.ts.
+ * BENCH_FRAGRANCES (default 20k) fragrances in a child process, like bench-sync.ts, answering
+ * after BENCH_LATENCY_MS (default 0) like a remote service.
  */
 import { spawn } from 'node:child_process';
 import { processCpuS } from './proc-cpu.ts';
@@ -101,8 +102,9 @@ export async function runReference(opts: {
   dbPath: string;
   concurrency?: number;
   connections?: number;
-}): Promise<{ calls: number; wallS: number; rows: number }> {
+}): Promise<{ calls: number; wallS: number; cpuS: number; rows: number }> {
   const t0 = performance.now(); // like bench-sync's timer around runSync: opening the file counts
+  const cpu0 = process.cpuUsage();
   const instance = await DuckDBInstance.create(opts.dbPath);
   const conn = await instance.connect();
   const sinks = {} as Record<keyof typeof TABLES, Sink>;
@@ -236,21 +238,35 @@ export async function runReference(opts: {
   while (running.length > 0) await Promise.all(running.splice(0));
   for (const sink of Object.values(sinks)) sink.close();
   const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await pool.close();
   conn.closeSync();
   instance.closeSync();
   if (failure !== undefined) throw failure;
-  return { calls, wallS, rows: Object.values(sinks).reduce((n, sink) => n + sink.rows, 0) };
+  const rows = Object.values(sinks).reduce((n, sink) => n + sink.rows, 0);
+  return { calls, wallS, cpuS: (cpu.user + cpu.system) / 1e6, rows };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fragrances = Number(process.env.BENCH_FRAGRANCES ?? 20_000);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
+  const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
   const key = 'bench-key';
   const bin = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
   const child = spawn(
     process.execPath,
-    [bin, 'sim', '--port', '0', '--fragrances', String(fragrances), '--keys', key],
+    [
+      bin,
+      'sim',
+      '--port',
+      '0',
+      '--fragrances',
+      String(fragrances),
+      '--keys',
+      key,
+      '--latency-ms',
+      String(latencyMs),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -267,6 +283,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.log(`catalogue: ${fragrances} fragrances; ${concurrency} requests in flight`);
     console.log(`reference: ${r.calls} calls (service ledger: ${ledger.calls}), ${r.rows} rows`);
     console.log(`wall: ${r.wallS.toFixed(1)} s = ${(r.calls / r.wallS).toFixed(0)} calls/s`);
+    console.log(`CPU of the mirror's run: ${r.cpuS.toFixed(2)} s`);
     const cpu = process.cpuUsage();
     console.log(
       `CPU of this process: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (the service runs in its own)`,

@@ -198,6 +198,11 @@ SIGTERM. The first line on stdout is exactly \`listening on <url>\`.`,
       },
       { flags: '--quota <N>', help: 'daily call allowance (default 1000000)', int: { min: 0 } },
       { flags: '--balance-cents <N>', help: 'prepaid balance (default 1000000000)', int: { min: 0 } },
+      {
+        flags: '--latency-ms <N>',
+        help: 'delay before every /v1 answer, as a remote service has (default 0)',
+        int: { min: 0 },
+      },
       { flags: '--id-style <STYLE>', help: 'fragrance id style (default slug)', choices: ['opaque', 'slug'] },
       {
         flags: '--error-body <KIND>',

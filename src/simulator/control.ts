@@ -49,6 +49,8 @@ export async function handleControl(
     switch (op) {
       case 'GET truth':
         return reply(200, ops.groundTruth());
+      case 'GET truth-digest':
+        return reply(200, ops.truthDigest());
       case 'GET ledger':
         return reply(200, ops.ledger());
       case 'GET clock':

@@ -12,6 +12,7 @@ import { DEFAULT_VARIANT } from './model.ts';
 import { epochDay, isoDate, mix, mulberry32 } from './prng.ts';
 import { commonHeaders, handleV1, type ServerState } from './server.ts';
 import { groundTruth } from './truth.ts';
+import { truthDigest } from './truth-rows.ts';
 import type { ClockInfo, Simulator, SimulatorOptions } from './types.ts';
 
 export type * from './types.ts';
@@ -36,7 +37,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     account: new Account(opts.dailyQuota ?? 1_000_000, opts.balanceCents ?? 1e9, keys, clock),
     ledger: new CallLedger(),
     variant,
-    faults: { errorRate: 0, resetRate: 0, truncateRate: 0, latencyMs: 0 },
+    faults: { errorRate: 0, resetRate: 0, truncateRate: 0, latencyMs: opts.latencyMs ?? 0 },
     faultRng: mulberry32(mix(seed, 0xfa017)),
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
@@ -44,6 +45,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const ops = {
     groundTruth: () => groundTruth(cat, serviceDate()),
+    truthDigest: () => truthDigest(groundTruth(cat, serviceDate())),
     advanceDay(o: { churn?: boolean } = {}) {
       clock.jumpToNextMidnight();
       state.account.rollover();

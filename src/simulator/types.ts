@@ -4,6 +4,8 @@
  * as the API would return it, so tests can compare a warehouse against it.
  */
 
+import type { TableDigest } from '../util/row-digest.ts';
+
 export interface FragranceSummary {
   id: string;
   name: string;
@@ -161,6 +163,8 @@ export interface SimulatorOptions {
   balanceCents?: number;
   /** Compressed clock: one service day lasts this many real seconds. Default: the real clock. */
   daySeconds?: number;
+  /** Added before every /v1 answer, in ms (a remote service's latency); default 0. */
+  latencyMs?: number;
   variant?: Partial<SimulatorVariant>;
 }
 
@@ -204,6 +208,11 @@ export interface Simulator {
   port: number;
   close(): Promise<void>;
   groundTruth(): GroundTruth;
+  /**
+   * Each contract table's row count and order-independent digest, from the ground truth: how a
+   * benchmark checks a 120k-fragrance warehouse without the truth crossing a process boundary.
+   */
+  truthDigest(): Record<string, TableDigest>;
   /** Midnight passes: the quota resets; with churn (default true) the catalogue changes. */
   advanceDay(opts?: { churn?: boolean }): void;
   setRemaining(n: number): void;

@@ -1,4 +1,7 @@
 import type { GroundTruth, Ledger } from '../../src/simulator/types.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { truthRows } from '../../src/simulator/truth-rows.ts';
+import { RowDigest, type TableDigest } from '../../src/util/row-digest.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 
 /**
@@ -14,114 +17,12 @@ export type Tables = Record<string, string[]>;
 
 const canon = (rows: unknown[][]): string[] => rows.map((r) => JSON.stringify(r)).sort();
 
-/** A list's entries as [contract rows, overflow rows], by the first occurrence of each key. */
-function byFirstKey<E>(
-  list: readonly E[],
-  key: (e: E) => unknown,
-): [{ e: E; i: number }[], { e: E; i: number }[]] {
-  const seen = new Set<unknown>();
-  const first: { e: E; i: number }[] = [];
-  const later: { e: E; i: number }[] = [];
-  list.forEach((e, i) => {
-    const k = key(e);
-    (seen.has(k) ? later : first).push({ e, i });
-    seen.add(k);
-  });
-  return [first, later];
-}
-
 export function truthTables(t: GroundTruth): Tables {
-  const f = t.fragrances;
-  return {
-    fragrances: canon(
-      f.map((x) => [x.id, x.name, x.brand, x.brandSlug, x.perfumer, x.perfumerSlug, x.year, x.score]),
-    ),
-    fragrance_notes: canon(
-      f.flatMap((x) =>
-        (['top', 'middle', 'base'] as const).flatMap((layer) =>
-          x.notes[layer].map((n, i) => [x.id, layer, i, n]),
-        ),
-      ),
-    ),
-    fragrance_accords: canon(f.flatMap((x) => x.accords.map((a, i) => [x.id, i, a.name, a.strength]))),
-    brands: canon(t.brands.map((b) => [b.slug, b.name, b.country, b.description])),
-    brand_fragrances: canon(
-      Object.entries(t.brandCatalogues).flatMap(([slug, list]) => list.map((e) => [slug, e.id])),
-    ),
-    perfumers: canon(t.perfumers.map((p) => [p.slug, p.name, p.nationality, p.bio])),
-    notes: canon(t.notes.map((n) => [n.slug, n.name, n.family, n.description])),
-    accords: canon(t.accords.map((a) => [a.slug, a.name])),
-    charts: canon(t.charts.map((c) => [c.slug, c.title])),
-    chart_entries: canon(
-      t.charts.flatMap((c) =>
-        byFirstKey(c.entries, (e) => e.rank)[0].map(({ e }) => [
-          c.slug,
-          t.serviceDate,
-          e.rank,
-          e.id,
-          e.name,
-          e.brand,
-          e.score,
-        ]),
-      ),
-    ),
-    chart_entries_overflow: canon(
-      t.charts.flatMap((c) =>
-        byFirstKey(c.entries, (e) => e.rank)[1].map(({ e, i }) => [
-          c.slug,
-          t.serviceDate,
-          i,
-          e.rank,
-          e.id,
-          e.name,
-          e.brand,
-          e.score,
-        ]),
-      ),
-    ),
-    reviews: canon(
-      Object.entries(t.reviews).flatMap(([id, rs]) => rs.map((r) => [id, r.date, r.rating, r.text])),
-    ),
-    similar_fragrances: canon(
-      Object.entries(t.similar).flatMap(([id, list]) =>
-        byFirstKey(list, (s) => s.id)[0].map(({ e, i }) => [id, e.id, i, e.similarityScore]),
-      ),
-    ),
-    similar_fragrances_overflow: canon(
-      Object.entries(t.similar).flatMap(([id, list]) =>
-        byFirstKey(list, (s) => s.id)[1].map(({ e, i }) => [id, e.id, i, e.similarityScore]),
-      ),
-    ),
-    wearing_stats: canon(
-      Object.entries(t.wearing).map(([id, w]) => [
-        id,
-        w.seasons.spring,
-        w.seasons.summer,
-        w.seasons.fall,
-        w.seasons.winter,
-      ]),
-    ),
-    wearing_moods: canon(
-      Object.entries(t.wearing).flatMap(([id, w]) =>
-        byFirstKey(w.moods, (m) => m.label)[0].map(({ e, i }) => [id, e.label, i, e.score]),
-      ),
-    ),
-    wearing_occasions: canon(
-      Object.entries(t.wearing).flatMap(([id, w]) =>
-        byFirstKey(w.occasions, (m) => m.label)[0].map(({ e, i }) => [id, e.label, i, e.score]),
-      ),
-    ),
-    wearing_labels_overflow: canon(
-      Object.entries(t.wearing).flatMap(([id, w]) =>
-        (['moods', 'occasions'] as const).flatMap((list) =>
-          byFirstKey(w[list], (m) => m.label)[1].map(({ e, i }) => [id, list, e.label, i, e.score]),
-        ),
-      ),
-    ),
-  };
+  return Object.fromEntries(Object.entries(truthRows(t)).map(([table, rows]) => [table, canon(rows)]));
 }
 
-const QUERIES: Record<string, string> = {
+/** The contract tables as the warehouse holds them, in truthRows' column order. */
+export const QUERIES: Record<string, string> = {
   fragrances: 'SELECT id, name, brand, brand_slug, perfumer, perfumer_slug, year, score FROM fragrances',
   fragrance_notes: 'SELECT fragrance_id, layer, position, note FROM fragrance_notes',
   fragrance_accords: 'SELECT fragrance_id, position, accord, strength FROM fragrance_accords',
@@ -161,6 +62,32 @@ export async function warehouseTables(dbPath: string, serviceDate: string): Prom
     return out;
   } finally {
     await wh.close();
+  }
+}
+
+/**
+ * Each contract table's row count and order-independent digest (RowDigest), streamed from the
+ * warehouse a chunk at a time: comparable with the simulator's truthDigest at any size.
+ */
+export async function warehouseDigest(
+  dbPath: string,
+  serviceDate: string,
+): Promise<Record<string, TableDigest>> {
+  const instance = await DuckDBInstance.create(dbPath, { access_mode: 'READ_ONLY' });
+  const conn = await instance.connect();
+  try {
+    const out: Record<string, TableDigest> = {};
+    for (const [table, sql] of Object.entries(QUERIES)) {
+      const d = new RowDigest();
+      const result = await conn.stream(sql, table.startsWith('chart_entries') ? [serviceDate] : []);
+      for await (const rows of result.yieldRowsJs())
+        for (const row of rows) d.add(row.map((v) => (typeof v === 'bigint' ? Number(v) : v)));
+      out[table] = { rows: d.rows, digest: d.digest };
+    }
+    return out;
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
   }
 }
 

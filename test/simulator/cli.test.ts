@@ -35,6 +35,8 @@ describe('fragsync sim flags', () => {
         '50',
         '--balance-cents',
         '1000',
+        '--latency-ms',
+        '20',
         '--id-style',
         'opaque',
         '--error-body',
@@ -56,6 +58,7 @@ describe('fragsync sim flags', () => {
       daySeconds: 60,
       dailyQuota: 50,
       balanceCents: 1000,
+      latencyMs: 20,
       variant: {
         idStyle: 'opaque',
         errorBody: 'text',

@@ -75,6 +75,13 @@ describe('faults', () => {
     expect(statuses.filter((s) => s === 500).length).toBeGreaterThan(10);
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(10);
   });
+
+  it('the latencyMs option delays every answer from the start', async () => {
+    sim = await startSimulator({ fragrances: 20, latencyMs: 150 });
+    const t0 = Date.now();
+    expect((await call(sim, '/v1/accords')).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+  });
 });
 
 describe('ledger', () => {

@@ -37,6 +37,7 @@ export function simOptions(o: SimFlags): SimulatorOptions {
     daySeconds: int(o.daySeconds),
     dailyQuota: int(o.quota),
     balanceCents: int(o.balanceCents),
+    latencyMs: int(o.latencyMs),
     variant,
   };
 }

@@ -1,0 +1,37 @@
+/**
+ * One full sync in a process of its own, for `npm run bench:scale`: what `fragsync sync` does
+ * (the config as the CLI reads it, the runtime, runSync) against the service at argv[2] into
+ * the warehouse file argv[3], with FRAGSYNC_API_KEY from the environment. Its last stdout
+ * line is one JSON document: the summary's figures, the wall time and CPU seconds of the run
+ * (all threads of this process, from just before runSync to its end) and the process's peak
+ * RSS. The parent started it with the Node flags it measures (npm run fragsync's).
+ */
+import pino from 'pino';
+import { loadConfig } from '../src/config/index.ts';
+import { runSync } from '../src/sync/coordinator.ts';
+import { createRuntime } from '../src/sync/runtime.ts';
+
+const [url, db] = process.argv.slice(2);
+if (!url || !db) throw new Error('usage: bench-scale-sync.ts <base-url> <db>');
+const config = loadConfig({ flags: { 'base-url': url, db }, env: process.env });
+const log = pino({ level: 'silent' });
+const runtime = await createRuntime(config, log);
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const summary = await runSync({ config, log, governor: runtime.governor, makeDriver: runtime.makeDriver });
+const wallS = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
+await runtime.close();
+console.log(
+  JSON.stringify({
+    status: summary.status,
+    calls: summary.calls,
+    cents: summary.cents,
+    minimumCents: summary.minimum.cents,
+    costRatio: summary.costRatio,
+    concurrency: config.http.concurrency,
+    wallS,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  }),
+);
