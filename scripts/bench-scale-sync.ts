@@ -6,6 +6,7 @@
  * (all threads of this process, from just before runSync to its end) and the process's peak
  * RSS. The parent started it with the Node flags it measures (npm run fragsync's).
  */
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.ts';
 import { runSync } from '../src/sync/coordinator.ts';
@@ -17,10 +18,12 @@ const config = loadConfig({ flags: { 'base-url': url, db }, env: process.env });
 const log = pino({ level: 'silent' });
 const runtime = await createRuntime(config, log);
 const cpu0 = process.cpuUsage();
+const main0 = mainThreadCpuS();
 const t0 = performance.now();
 const summary = await runSync({ config, log, governor: runtime.governor, makeDriver: runtime.makeDriver });
 const wallS = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
+const main1 = mainThreadCpuS();
 await runtime.close();
 console.log(
   JSON.stringify({
@@ -33,5 +36,17 @@ console.log(
     wallS,
     cpuS: (cpu.user + cpu.system) / 1e6,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    fetchingThreadCpuS: main0 === null || main1 === null ? null : main1 - main0,
   }),
 );
+
+/** CPU seconds of this process's main thread (the fetching thread) so far, or null without /proc. */
+function mainThreadCpuS(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}

@@ -48,6 +48,8 @@ interface SyncFigures {
   wallS: number;
   cpuS: number;
   peakRssMiB: number;
+  /** CPU seconds of the main thread alone (requests, jobs, journal): the rest is the loader's, DuckDB's, V8's. */
+  fetchingThreadCpuS: number | null;
   ledgerCalls: number;
   /** Contract tables whose rows differ from the service's truth (row count and digest). */
   inexact: string[];
@@ -194,6 +196,10 @@ for (const latencyMs of LATENCIES) {
         `  CPU ${f.cpuS.toFixed(1)} s = ${cpuMs.toFixed(3)} ms/call   target <= ${TARGET.cpuPerCallRatio} x reference (${refMs.toFixed(3)} ms/call): ${ratio.toFixed(2)} x, ${ok(ratio <= TARGET.cpuPerCallRatio)}`,
       );
     } else console.log(`  CPU ${f.cpuS.toFixed(1)} s = ${cpuMs.toFixed(3)} ms/call (no reference this run)`);
+    if (f.fetchingThreadCpuS !== null)
+      console.log(
+        `    of which the fetching thread ${f.fetchingThreadCpuS.toFixed(1)} s, the loader thread, DuckDB and GC helpers ${(f.cpuS - f.fetchingThreadCpuS).toFixed(1)} s`,
+      );
     console.log(
       `  cost ratio ${f.costRatio?.toFixed(3) ?? '-'}                 target 1.000: ${ok(f.costRatio !== null && f.costRatio.toFixed(3) === '1.000' && f.calls === f.ledgerCalls)}`,
     );
