@@ -5,6 +5,7 @@ import type { ApiCallItem, SentCall } from '../domain/calls.ts';
 import type { EndpointName } from '../domain/endpoints.ts';
 import { Transport } from './http.ts';
 import * as P from './params.ts';
+import { RequestSlots } from './slots.ts';
 import { buildPath } from './paths.ts';
 import { performCall, type ApiResponse, type CallAdmission, type CallerDeps } from './request.ts';
 import * as S from './schemas.ts';
@@ -22,6 +23,11 @@ export interface ClientOptions {
   onSent?: (call: SentCall) => void;
   /** undici Pool size; default 16. */
   connections?: number;
+  /**
+   * Requests in flight at once for this client and all its views (http.concurrency), however
+   * many jobs use it; default: as many as connections.
+   */
+  concurrency?: number;
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -55,6 +61,7 @@ export class FragranceClient {
     });
     this.deps = {
       transport,
+      slots: new RequestSlots(opts.concurrency ?? opts.connections ?? 16),
       apiKey: opts.apiKey,
       admission: opts.admission,
       onCall: opts.onCall,

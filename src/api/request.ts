@@ -19,6 +19,7 @@ import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import { ApiError, errorForStatus, isRetryableStatus, parseErrorBody, redact } from './errors.ts';
 import type { AttemptResult, Transport } from './http.ts';
 import { surelyExact } from './fast-check.ts';
+import type { RequestSlots } from './slots.ts';
 import { EMPTY_RATE_LIMIT, nextUtcMidnight } from './rate-limit.ts';
 
 export interface ApiResponse<T> {
@@ -41,6 +42,8 @@ export interface CallAdmission {
 
 export interface CallerDeps {
   transport: Transport;
+  /** Requests in flight for the whole process (http.concurrency); none: unbounded. */
+  slots?: RequestSlots;
   apiKey: string;
   admission?: CallAdmission;
   onCall?: (call: ApiCallItem) => void;
@@ -212,29 +215,41 @@ export async function performCall<T>(
 ): Promise<ApiResponse<T>> {
   const { method, template, costCents } = ENDPOINTS[spec.endpoint];
   for (let attempt = 0; ; attempt++) {
-    const ticket = deps.admission ? await admit(deps.admission, spec.endpoint, signal) : null;
-    if (signal?.aborted) {
-      if (ticket) await deps.admission!.release(ticket);
-      throw abortReason(signal);
-    }
-    const startedAt = new Date();
-    const onSent = deps.onSent;
-    const callId = onSent ? nextCallId() : undefined;
-    const r = await deps.transport.send(
-      {
-        method,
-        path: spec.path,
-        query: spec.query,
-        body: spec.body,
-        apiKey: deps.apiKey,
-        onSent: onSent && {
-          callId: callId!,
-          call: () =>
-            onSent({ callId: callId!, at: startedAt.toISOString(), method, endpoint: template, costCents }),
+    // A request slot first (requests in flight per process), then the governor's ticket: a
+    // job waiting for a slot holds no quota headroom. The slot is free again once the answer
+    // is read, before it is settled and interpreted.
+    const release = deps.slots ? await deps.slots.acquire(signal) : null;
+    let ticket: CallTicket | null = null;
+    let startedAt: Date;
+    let callId: string | undefined;
+    let r: AttemptResult;
+    try {
+      ticket = deps.admission ? await admit(deps.admission, spec.endpoint, signal) : null;
+      if (signal?.aborted) {
+        if (ticket) await deps.admission!.release(ticket);
+        throw abortReason(signal);
+      }
+      const sentAt = (startedAt = new Date());
+      const onSent = deps.onSent;
+      const id = (callId = onSent ? nextCallId() : undefined);
+      r = await deps.transport.send(
+        {
+          method,
+          path: spec.path,
+          query: spec.query,
+          body: spec.body,
+          apiKey: deps.apiKey,
+          onSent: onSent && {
+            callId: id!,
+            call: () =>
+              onSent({ callId: id!, at: sentAt.toISOString(), method, endpoint: template, costCents }),
+          },
         },
-      },
-      signal,
-    );
+        signal,
+      );
+    } finally {
+      release?.();
+    }
     let outcome: Interpreted<T>;
     if (r.kind === 'notSent') {
       // Nothing left this machine: no quota used, nothing billed, so no ledger row.

@@ -89,13 +89,10 @@ export const BINDINGS: Binding[] = [
   {
     flag: 'concurrency',
     env: ['FRAGSYNC_CONCURRENCY'],
-    paths: [
-      ['http', 'concurrency'],
-      ['queue', 'concurrency'],
-    ],
+    paths: [['http', 'concurrency']],
     kind: 'number',
     valueName: 'N',
-    help: 'requests in flight and jobs per worker process (default 32)',
+    help: 'requests in flight per process (default 32)',
   },
   {
     flag: 'no-wait',

@@ -187,3 +187,8 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** Jobs a process runs at once (see queue.concurrency): the setting, else twice http.concurrency. */
+export function jobConcurrency(config: Config): number {
+  return config.queue.concurrency ?? 2 * config.http.concurrency;
+}

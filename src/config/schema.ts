@@ -66,7 +66,7 @@ export const ConfigSchema = z.strictObject({
     resumeJitterMs: nonNegInt(),
   }),
   http: z.strictObject({
-    /** Requests in flight per process (count). */
+    /** Requests in flight per process, all jobs together (count). */
     concurrency: posInt(),
     /**
      * Keep-alive connections to the service per process (count); null: as many as
@@ -113,8 +113,13 @@ export const ConfigSchema = z.strictObject({
   queue: z.strictObject({
     /** Key prefix of the BullMQ queues in Redis; no ':' (BullMQ uses it as separator). */
     prefix: z.string().regex(/^[^:\s]+$/, { error: "must be a non-empty string without ':' or spaces" }),
-    /** Jobs processed at once per worker process (count). */
-    concurrency: posInt(),
+    /**
+     * Jobs processed at once per process, the sync's own or a worker (count); null: twice
+     * http.concurrency. Requests in flight are http.concurrency whatever this is: a job holds a
+     * request slot only while its request is on the wire, so more jobs than slots keep every
+     * connection busy while some jobs are between two requests.
+     */
+    concurrency: posInt().nullable(),
     /**
      * Folder where each fetch-worker process of this host keeps the calls it made until the
      * warehouse owner took their ledger rows (survives a kill or a Redis that lost its data);

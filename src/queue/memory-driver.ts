@@ -10,7 +10,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export interface MemoryDriverOptions {
   deps: ExecuteDeps;
   governor: Governor;
-  /** Jobs running at once (each one sends at most one request at a time). */
+  /** Jobs running at once (requests in flight are bounded by the client: http.concurrency). */
   concurrency: number;
   /** false: a quota pause stops the run (quota_exhausted) instead of waiting. */
   wait: boolean;

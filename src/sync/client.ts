@@ -23,6 +23,7 @@ export function clientFromConfig(
     admission: opts.governor,
     onCall: opts.onCall,
     onSent: opts.onSent,
+    concurrency: config.http.concurrency,
     connections: config.http.connections ?? config.http.concurrency,
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,

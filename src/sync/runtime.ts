@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.ts';
+import { jobConcurrency, type Config } from '../config/index.ts';
 import { FragsyncError } from '../errors.ts';
 import { createMemoryGovernor, createRedisGovernor } from '../governor/index.ts';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
@@ -42,7 +42,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         new MemoryDriver({
           deps: { client: ctx.client, settings: ctx.settings, log },
           governor,
-          concurrency: config.http.concurrency,
+          concurrency: jobConcurrency(config),
           wait: config.quota.wait,
           onOutcome: ctx.onOutcome,
           onPause: ctx.onPause,
@@ -72,7 +72,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         deps: { client: ctx.client, settings: ctx.settings, log },
         governor,
         limits: governorLimits(config),
-        concurrency: config.queue.concurrency,
+        concurrency: jobConcurrency(config),
         localWorker: true,
         spoolDir: spoolFolder(config),
         lockMs: config.queue.lockMs,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../src/cli/program.ts';
-import { BINDINGS, loadConfig } from '../../src/config/index.ts';
+import { BINDINGS, jobConcurrency, loadConfig } from '../../src/config/index.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -80,7 +80,10 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBe('redis://b:2');
     expect(config.datasets.reviews).toEqual({ mode: 'newest', newest: 5 });
     expect(config.http.concurrency).toBe(8);
-    expect(config.queue.concurrency).toBe(8);
+    // Jobs at once follow: twice the requests in flight, unless queue.concurrency says otherwise.
+    expect(config.queue.concurrency).toBeNull();
+    expect(jobConcurrency(config)).toBe(16);
+    expect(jobConcurrency({ ...config, queue: { ...config.queue, concurrency: 5 } })).toBe(5);
     expect(config.datasets.reviewDigest).toBe(true);
   });
 

@@ -1,3 +1,4 @@
+import { jobConcurrency } from '../../config/index.ts';
 import type { FragranceClient } from '../../api/client.ts';
 import { ConfigError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
@@ -70,7 +71,7 @@ export async function run(input: CommandInput): Promise<number> {
     fetchWorker = await startFetchWorker({
       connection: redis,
       prefix: config.queue.prefix,
-      concurrency: config.queue.concurrency,
+      concurrency: jobConcurrency(config),
       governor,
       log,
       spoolDir: spoolFolder(config),

@@ -1,0 +1,70 @@
+/**
+ * Requests in flight, counted where they are sent: `http.concurrency` permits for every job
+ * of a process together, taken in arrival order. A job holds one only while its request is
+ * on the wire, so there can be more jobs than permits: the job that is between two requests
+ * (journaling its result, taking the next job, waiting for the governor) leaves its
+ * connection to a job that has a request ready.
+ */
+export class RequestSlots {
+  private free: number;
+  private readonly waiting: { grant: () => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private head = 0;
+
+  constructor(readonly size: number) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new RangeError(`RequestSlots: size must be a positive integer`);
+    this.free = size;
+  }
+
+  /** Requests holding a permit now. */
+  get inUse(): number {
+    return this.size - this.free;
+  }
+
+  /** Resolves with the release of one permit (call it once); rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    if (this.free > 0 && this.head === this.waiting.length) {
+      this.free--;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const entry: (typeof this.waiting)[number] = { grant: () => resolve(this.releaser()), signal };
+      if (signal) {
+        // An aborted waiter is skipped when its turn comes (release() sees signal.aborted).
+        entry.onAbort = () => reject(abortReason(signal));
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.waiting.push(entry);
+    });
+  }
+
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.release();
+    };
+  }
+
+  private release(): void {
+    while (this.head < this.waiting.length) {
+      const next = this.waiting[this.head]!;
+      this.waiting[this.head++] = undefined as never;
+      if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+        this.waiting.splice(0, this.head);
+        this.head = 0;
+      }
+      if (next.signal?.aborted) continue;
+      if (next.onAbort) next.signal?.removeEventListener('abort', next.onAbort);
+      next.grant();
+      return;
+    }
+    this.free++;
+  }
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
