@@ -4,7 +4,7 @@ import type { RunStatus } from '../domain/run.ts';
 export const EXIT = {
   /** The run completed. */
   ok: 0,
-  /** Unexpected failure (a bug, or an error with no better code). */
+  /** Unexpected failure: a bug, an error inside the engine (a job failed on one), or no better code. */
   unexpected: 1,
   /**
    * Bad input or configuration (invalid flag, config value, missing key or base URL), an
@@ -35,6 +35,7 @@ export const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
   quota_exhausted: EXIT.quotaExhausted,
   unauthorized: EXIT.unauthorized,
   failed: EXIT.apiUnavailable,
+  internal_error: EXIT.unexpected,
   interrupted: EXIT.unexpected,
 };
 
@@ -46,7 +47,7 @@ export function exitCodeFor(status: RunStatus): ExitCode {
 /** One line per code for `--help` (the README's table says the same at more length). */
 export const EXIT_MEANING: Record<ExitCode, string> = {
   0: 'done (for sync: the run completed)',
-  1: 'unexpected failure (a bug, or an error with no better code)',
+  1: 'unexpected failure: a bug or an error inside fragsync (not the service), or no better code',
   2: 'bad input or setup: flag, config value, key, unreachable Redis, full disk, warehouse in use',
   3: 'stopped by a cent cap; everything fetched is loaded',
   4: 'the service answered 402 Payment Required: top up, run again, it continues',

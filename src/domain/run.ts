@@ -13,5 +13,10 @@ export type RunStatus =
   | StopReason
   /** Jobs kept failing after bounded retries (service unreachable or failing). */
   | 'failed'
+  /**
+   * A job failed on an error of the program itself (a bug, an unexpected exception inside
+   * the engine), not on anything the service answered: retrying the run will not help.
+   */
+  | 'internal_error'
   /** The process died while the run was open; the next start closes it with this status. */
   | 'interrupted';

@@ -19,6 +19,9 @@ export interface FetchResult {
   firstFailure: string | null;
   /** Jobs that failed for good (another 4xx): recorded in quarantine. */
   terminalFailures: number;
+  /** Jobs that failed on an error of the program itself (a bug), not of the service. */
+  internalFailures: number;
+  firstInternal: string | null;
   /**
    * The latest complete listing of accords and of charts in this run (a re-walk pass replaces
    * the earlier one), or null when the list was not read: what the warehouse knows beyond a
@@ -36,6 +39,8 @@ export function emptyFetchResult(): FetchResult {
     transientFailures: 0,
     firstFailure: null,
     terminalFailures: 0,
+    internalFailures: 0,
+    firstInternal: null,
     listed: { accord: null, chart: null },
     writeFailure: null,
   };
@@ -212,9 +217,14 @@ export class FetchStage {
     this.jobsDone++;
     // Requests aborted because the key was refused are not failures of the items.
     if (r.stop?.reason === 'unauthorized') return;
-    if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR' || o.code === 'INTERNAL') {
+    if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR') {
       r.transientFailures++;
       r.firstFailure ??= o.reason;
+    } else if (o.code === 'INTERNAL') {
+      // Not the service's fault: an exception the program did not expect (error-policy.ts
+      // gives anything that is not a FragsyncError this code). Never retried.
+      r.internalFailures++;
+      r.firstInternal ??= o.reason;
     } else r.terminalFailures++;
     this.load.add(
       [

@@ -23,7 +23,7 @@ export interface SyncSummary {
   /** cents / minimum.cents. */
   costRatio: number | null;
   pausedUntil: Date | null;
-  failures: { terminal: number; transient: number };
+  failures: { terminal: number; transient: number; internal: number };
   owedJobs: { waiting: number; active: number; delayed: number };
   /**
    * What the rest of the open cycle would cost (cost model, from the warehouse after this
@@ -42,6 +42,7 @@ export interface SummaryInput {
   pausedUntil: Date | null;
   terminalFailures: number;
   transientFailures: number;
+  internalFailures: number;
   loaded: Record<string, number>;
   owedJobs: { waiting: number; active: number; delayed: number };
 }
@@ -87,7 +88,11 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     minimum,
     costRatio: minimum.cents > 0 ? cents / minimum.cents : null,
     pausedUntil: input.pausedUntil,
-    failures: { terminal: input.terminalFailures, transient: input.transientFailures },
+    failures: {
+      terminal: input.terminalFailures,
+      transient: input.transientFailures,
+      internal: input.internalFailures,
+    },
     owedJobs: input.owedJobs,
     owed,
   };
@@ -144,10 +149,10 @@ export function formatSummary(s: SyncSummary): string {
   const tw = Math.max(...Object.keys(s.rows).map((t) => t.length));
   lines.push('', `${'table'.padEnd(tw)}  ${'rows'.padStart(9)}`);
   for (const [t, n] of Object.entries(s.rows)) lines.push(`${t.padEnd(tw)}  ${String(n).padStart(9)}`);
-  if (s.failures.terminal + s.failures.transient > 0) {
+  if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {
     lines.push(
       '',
-      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient (see the quarantine table)`,
+      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient, ${s.failures.internal} internal (see the quarantine table)`,
     );
   }
   return lines.join('\n');

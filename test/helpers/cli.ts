@@ -8,16 +8,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `node bin/fragsync.js ...args`, the real binary, with only PATH, HOME and `env` set. */
+/**
+ * `node bin/fragsync.js ...args`, the real binary, with only PATH, HOME and `env` set.
+ * `nodeArgs` go to node before the binary (a fault to plant: test/helpers/faults).
+ */
 export function fragsync(
   args: readonly string[],
   env: Record<string, string> = {},
-  opts: { input?: string; timeoutMs?: number } = {},
+  opts: { input?: string; timeoutMs?: number; nodeArgs?: readonly string[] } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [BIN, ...args],
+      [...(opts.nodeArgs ?? []), BIN, ...args],
       {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
         timeout: opts.timeoutMs ?? 60_000,

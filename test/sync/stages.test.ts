@@ -40,6 +40,10 @@ describe('finish: run status and list removals', () => {
     expect(runStatus(fetched({ transientFailures: 2 }), paused, false)).toBe('quota_exhausted');
     expect(runStatus(fetched({ transientFailures: 2 }), paused, true)).toBe('failed');
     expect(runStatus(fetched({ terminalFailures: 3 }), null, true)).toBe('completed');
+    // A bug is reported as one whatever the service did, and never as the service's failure.
+    expect(runStatus(fetched({ internalFailures: 1, transientFailures: 2 }), paused, false)).toBe(
+      'internal_error',
+    );
   });
 
   it('removes what a complete listing no longer names, and nothing of a list not read', () => {
@@ -191,6 +195,7 @@ describe('fetch', () => {
     const outcomes: JobOutcome[] = [
       { type: 'failed', job: q('n1'), reason: 'reset', code: 'NETWORK', calls: [] },
       { type: 'failed', job: q('n2'), reason: '418', code: 'API_CLIENT_ERROR', calls: [] },
+      { type: 'failed', job: q('n4'), reason: 'x is undefined', code: 'INTERNAL', calls: [] },
       { type: 'stop', job: q('n3'), reason: 'budget_exhausted', message: 'cap reached', calls: [] },
     ];
     const { result, driver, warehouse } = await stage(async (ctx) => {
@@ -199,11 +204,14 @@ describe('fetch', () => {
     expect(result.transientFailures).toBe(1);
     expect(result.firstFailure).toBe('reset');
     expect(result.terminalFailures).toBe(1);
+    expect(result.internalFailures).toBe(1);
+    expect(result.firstInternal).toBe('x is undefined');
     expect(result.stop).toEqual({ reason: 'budget_exhausted', message: 'cap reached' });
     expect(driver.stopped).toBe(true);
     expect(await warehouse.query('SELECT key FROM quarantine ORDER BY key')).toEqual([
       { key: 'n1' },
       { key: 'n2' },
+      { key: 'n4' },
     ]);
     await warehouse.close();
   });
