@@ -1,7 +1,3 @@
-import { readdirSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -11,14 +7,14 @@ import {
   expectLedgerEqual,
   expectMirror,
   governedFiles,
+  lockConfig,
   queryWarehouse,
   repeatBound,
-  TEST_JITTER_MS,
 } from '../helpers/governed.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
-import { cleanPrefix, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
+import { cleanPrefix, spoolBytes, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
 
 /**
  * BullMQ mode: a `fragsync worker` process SIGKILLed at random points while the sync runs,
@@ -38,29 +34,12 @@ const LOCK_MS = 2000;
 const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Bytes in the spool files of worker process `pid` (test/global-setup.ts names the folder). */
-function spoolBytes(prefix: string, pid: number): number {
-  const dir = join(process.env.FRAGSYNC_SPOOL_DIR ?? '', prefix);
-  const mine = `${encodeURIComponent(hostname())}~${pid}-`;
-  let bytes = 0;
-  try {
-    for (const f of readdirSync(dir)) if (f.startsWith(mine)) bytes += statSync(join(dir, f)).size;
-  } catch {
-    // not created yet
-  }
-  return bytes;
-}
-
 /** What one uninterrupted sync of CATALOGUE pays, and a config with short job locks. */
 let clean: { calls: number; cents: number };
 let config: string;
 beforeAll(async () => {
   clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
-  config = files.path('lock.json');
-  await writeFile(
-    config,
-    JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs: LOCK_MS } }),
-  );
+  config = await lockConfig(files.path('lock.json'), LOCK_MS);
 });
 
 describe('governed sync: killed worker processes', () => {

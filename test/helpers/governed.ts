@@ -23,6 +23,12 @@ export async function jitterConfig(dir: string, name = 'governed.json'): Promise
   return path;
 }
 
+/** A config file with the short resume jitter and job locks of `lockMs` (queue.lockMs). */
+export async function lockConfig(path: string, lockMs: number): Promise<string> {
+  await writeFile(path, JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs } }));
+  return path;
+}
+
 /**
  * What every governed e2e file sets up: a temp folder (removed after the file) and the
  * jitter config in it. Registers vitest's hooks; read `path()` and `config` inside tests.

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { deletePrefix } from './redis-server.ts';
@@ -57,4 +60,17 @@ export async function cleanPrefix(redisUrl: string, prefix: string): Promise<voi
   const redis = new Redis(redisUrl);
   await deletePrefix(redis, prefix);
   redis.disconnect();
+}
+
+/** Bytes in the spool files of worker process `pid` (test/global-setup.ts names the folder). */
+export function spoolBytes(prefix: string, pid: number): number {
+  const dir = join(process.env.FRAGSYNC_SPOOL_DIR ?? '', prefix);
+  const mine = `${encodeURIComponent(hostname())}~${pid}-`;
+  let bytes = 0;
+  try {
+    for (const f of readdirSync(dir)) if (f.startsWith(mine)) bytes += statSync(join(dir, f)).size;
+  } catch {
+    // not created yet
+  }
+  return bytes;
 }

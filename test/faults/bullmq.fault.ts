@@ -1,0 +1,97 @@
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.ts';
+import {
+  callsWithStatus,
+  cleanRunCalls,
+  expectLedgerEqual,
+  expectMirror,
+  governedFiles,
+  lockConfig,
+  repeatBound,
+} from '../helpers/governed.ts';
+import { runTestSync } from '../helpers/sync.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
+import { cleanPrefix, spoolBytes, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
+
+/**
+ * BullMQ faults (issue 14 item 10), against the simulator with 40 ms answers so that a run
+ * lasts long enough to be hit several times. Each scenario ends with an exact mirror, the
+ * warehouse's api_calls equal to the service's ledger, and prints the paid calls repeated
+ * against what was in flight at the faults.
+ */
+
+const CATALOGUE = { fragrances: 600, seed: 1414 };
+const LATENCY_MS = 40;
+const CONCURRENCY = 3;
+/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
+const JOBS = 2 * CONCURRENCY;
+const LOCK_MS = 2000;
+
+const files = governedFiles();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let clean: { calls: number; cents: number };
+let config: string;
+beforeAll(async () => {
+  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
+  config = await lockConfig(files.path('faults.json'), LOCK_MS);
+});
+
+describe('faults: BullMQ', () => {
+  it('a worker SIGKILLed at 10 random points: exact, api_calls = ledger, repeats within the jobs in flight', async () => {
+    const KILLS = 10;
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('fault-worker-kill');
+    const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
+    const workers: WorkerProc[] = await Promise.all([
+      startWorker(redisUrl, prefix, args),
+      startWorker(redisUrl, prefix, args),
+    ]);
+    const sim = await startSimulator(CATALOGUE);
+    sim.setFaults({ latencyMs: LATENCY_MS });
+    try {
+      const dbPath = files.path('worker-kill.duckdb');
+      let finished = false;
+      const run = runTestSync({
+        baseUrl: sim.url,
+        dbPath,
+        flags: { redis: redisUrl, 'queue-prefix': prefix, config, concurrency: String(CONCURRENCY) },
+      }).finally(() => (finished = true));
+      let kills = 0;
+      for (let k = 0; k < KILLS && !finished; k++) {
+        // Alternate the victims, so one worker always keeps the run going meanwhile.
+        const i = k % workers.length;
+        const victim = workers[i]!;
+        const base = spoolBytes(prefix, victim.child.pid!);
+        while ((spoolBytes(prefix, victim.child.pid!) <= base || sim.ledger().calls < 5) && !finished)
+          await sleep(5);
+        await sleep(Math.floor(Math.random() * 300));
+        if (finished) break;
+        const exited = new Promise((r) => victim.child.once('exit', r));
+        victim.child.kill('SIGKILL');
+        await exited;
+        kills++;
+        workers[i] = await startWorker(redisUrl, prefix, args);
+      }
+      const summary = await run;
+      expect(summary.status).toBe('completed');
+      await Promise.all(workers.map((w) => w.stop()));
+
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      const bound = kills * repeatBound(sim, JOBS);
+      console.log(
+        `[faults] worker kill x${kills}: paid calls repeated ${dup}, jobs in flight at the kills ≤ ${kills * JOBS} (their calls ≤ ${bound})`,
+      );
+      // Most of the kills landed while the run had work left.
+      expect(kills).toBeGreaterThanOrEqual(KILLS / 2);
+      expect(dup).toBeGreaterThanOrEqual(0);
+      expect(dup).toBeLessThanOrEqual(bound);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await sim.close();
+      await cleanPrefix(redisUrl, prefix);
+    }
+  });
+});
