@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
-import {
-  BudgetExhaustedError,
-  QuotaPausedError,
-  ResponseInvalidError,
-  type ErrorContext,
-} from '../errors.ts';
+import { BudgetExhaustedError, QuotaPausedError } from '../errors.ts';
 import type {
   Admission,
   ApiCallItem,
@@ -16,9 +10,9 @@ import type {
   SentCall,
 } from '../domain/calls.ts';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
-import { ApiError, errorForStatus, isRetryableStatus, parseErrorBody, redact } from './errors.ts';
+import { ApiError } from './errors.ts';
 import type { AttemptResult, Transport } from './http.ts';
-import { surelyExact } from './fast-check.ts';
+import { describeContext, errorCode, interpret, type AnswerSpec, type Interpreted } from './interpret.ts';
 import type { RequestSlots } from './slots.ts';
 import { EMPTY_RATE_LIMIT, nextUtcMidnight } from './rate-limit.ts';
 
@@ -59,15 +53,11 @@ export interface CallerDeps {
   retryMaxMs: number;
 }
 
-export interface CallSpec<T> {
-  endpoint: EndpointName;
+export interface CallSpec<T> extends AnswerSpec<T> {
   /** Encoded path (buildPath). */
   path: string;
   query?: Record<string, string>;
   body?: unknown;
-  schema: z.ZodType<T>;
-  /** What the call is about (id, slug, page), for error messages and logs. */
-  context: ErrorContext;
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -118,93 +108,6 @@ async function admit(
       throw new BudgetExhaustedError(a.message, context);
     }
   }
-}
-
-function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; name?: unknown } | null;
-  return typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'unknown';
-}
-
-function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .slice(0, 3)
-    .map((i) => {
-      const path = i.path.reduce<string>(
-        (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)),
-        '',
-      );
-      return `${path || '(root)'}: ${i.message}`;
-    })
-    .join('; ');
-}
-
-function describeContext(context: ErrorContext): string {
-  const parts = Object.entries(context).filter(([, v]) => v !== undefined);
-  return parts.length ? ` (${parts.map(([k, v]) => `${k}=${String(v)}`).join(' ')})` : '';
-}
-
-type Interpreted<T> = { ok: true; data: T } | { ok: false; error: Error; retry: boolean };
-
-/** Turn one attempt into data or an error, and say whether another attempt may help. */
-function interpret<T>(
-  deps: CallerDeps,
-  spec: CallSpec<T>,
-  r: Exclude<AttemptResult, { kind: 'notSent' }>,
-): Interpreted<T> {
-  const base = { endpoint: spec.endpoint, context: spec.context, apiCode: null, apiMessage: null };
-  if (r.kind === 'noResponse') {
-    const message = `no response (${errorCode(r.error)})${describeContext(spec.context)}`;
-    return {
-      ok: false,
-      retry: true,
-      error: new ApiError({ ...base, status: 0, rateLimit: EMPTY_RATE_LIMIT, message }),
-    };
-  }
-  if (r.kind === 'bodyFailed') {
-    if (r.status >= 200 && r.status < 300) {
-      const message = `HTTP ${r.status} body broke off (${errorCode(r.error)})${describeContext(spec.context)}`;
-      return {
-        ok: false,
-        retry: true,
-        error: new ApiError({ ...base, status: r.status, rateLimit: r.rateLimit, message }, 'NETWORK', true),
-      };
-    }
-    const error = errorForStatus({ ...base, status: r.status, rateLimit: r.rateLimit });
-    return { ok: false, retry: isRetryableStatus(r.status), error };
-  }
-  if (r.status < 200 || r.status >= 300) {
-    const body = parseErrorBody(redact(r.text, deps.apiKey));
-    const error = errorForStatus({ ...base, ...body, status: r.status, rateLimit: r.rateLimit });
-    return { ok: false, retry: isRetryableStatus(r.status), error };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(r.text);
-  } catch {
-    // A 200 whose JSON does not parse was cut short or garbled on the way: try again.
-    const message = `HTTP ${r.status} body is not valid JSON (${r.text.length} chars, truncated?)${describeContext(spec.context)}`;
-    return {
-      ok: false,
-      retry: true,
-      error: new ApiError(
-        { ...base, status: r.status, rateLimit: r.rateLimit, message },
-        'API_SERVER_ERROR',
-        true,
-      ),
-    };
-  }
-  // The hot responses, when already exactly what zod would return, are used as they are.
-  if (surelyExact(spec.endpoint, parsed)) return { ok: true, data: parsed as T };
-  const result = spec.schema.safeParse(parsed);
-  if (result.success) return { ok: true, data: result.data };
-  const raw: unknown = r.text.includes(deps.apiKey) ? JSON.parse(redact(r.text, deps.apiKey)) : parsed;
-  const template = ENDPOINTS[spec.endpoint].template;
-  const message = `invalid response${describeContext(spec.context)} at ${formatIssues(result.error.issues)}`;
-  return {
-    ok: false,
-    retry: false,
-    error: new ResponseInvalidError(template, message, raw, { endpointName: spec.endpoint, ...spec.context }),
-  };
 }
 
 /** One logical call: validate nothing here (callers did), loop over attempts, each governed and ledgered. */
@@ -295,7 +198,7 @@ export async function performCall<T>(
         'api call',
       );
       if (signal?.aborted) throw abortReason(signal);
-      outcome = interpret(deps, spec, r);
+      outcome = interpret(deps.apiKey, spec, r);
       if (outcome.ok) return { data: outcome.data, status, rateLimit, endpoint: spec.endpoint };
     }
     if (!outcome.retry || attempt >= deps.maxRetries) throw outcome.error;
