@@ -3,7 +3,7 @@
  * top-N, similar lists) are cached per catalogue version; any mutation bumps the version,
  * so a handler never does more than O(page) work on a warm cache.
  */
-import { applyChurn } from './churn.ts';
+import { applyChurn, type DayChanges } from './churn.ts';
 import { ReviewCache, reviewSlice, reviewTotal, wearingStats } from './derived.ts';
 import { Edges } from './edges.ts';
 import { generateCatalogue, makeContext, type GenContext, type GenerateOptions } from './generate.ts';
@@ -12,15 +12,16 @@ import { fold, mix, mulberry32, shuffle } from './prng.ts';
 import { Lru } from './lru.ts';
 import { AccordMatrix, computeSimilar } from './similar.ts';
 import type * as T from './types.ts';
+import type { ChangeModel } from './types.ts';
 
 export class Catalogue {
   readonly data: CatalogueData;
   version = 0;
   private readonly ctx: GenContext;
   private readonly byKey = new Map<string, FragranceRec>();
-  private readonly brandBySlug: Map<string, BrandRec>;
-  private readonly perfumerBySlug: Map<string, PerfumerRec>;
-  private readonly noteBySlug: Map<string, NoteRec>;
+  private brandBySlug = new Map<string, BrandRec>();
+  private perfumerBySlug = new Map<string, PerfumerRec>();
+  private noteBySlug = new Map<string, NoteRec>();
   private readonly reviewCache = new ReviewCache();
   /** The edge reading's changes to the views (identity unless the variant asks for it). */
   readonly edges: Edges;
@@ -35,12 +36,17 @@ export class Catalogue {
     this.edges = new Edges(this.data.variant.edgeValues);
     this.ctx = makeContext(this.data);
     for (const f of this.data.fragrances) this.index(f);
-    this.brandBySlug = new Map(this.data.brands.map((b) => [b.slug, b]));
-    this.perfumerBySlug = new Map(this.data.perfumers.map((p) => [p.slug, p]));
-    this.noteBySlug = new Map(this.data.notes.map((n) => [n.slug, n]));
+    this.indexNamed();
     // The default sort compares UTF-16 code units, as `<` does, and is the fastest here.
     const ids = this.data.fragrances.map((f) => f.id).sort();
     this.byId = ids.map((id) => this.byKey.get(id) as FragranceRec);
+  }
+
+  /** Brands, perfumers and notes by slug (a new house adds one of each). */
+  private indexNamed(): void {
+    this.brandBySlug = new Map(this.data.brands.map((b) => [b.slug, b]));
+    this.perfumerBySlug = new Map(this.data.perfumers.map((p) => [p.slug, p]));
+    this.noteBySlug = new Map(this.data.notes.map((n) => [n.slug, n]));
   }
 
   private index(f: FragranceRec): void {
@@ -251,10 +257,12 @@ export class Catalogue {
     f.added.unshift(...fresh);
   }
 
-  /** A day passes on a live catalogue: releases, removals, score moves, reviews, charts. */
-  churn(day: number): void {
+  /** A day passes on a live catalogue, as the change model says (churn.ts). */
+  churn(day: number, model: ChangeModel): DayChanges {
     this.version++;
-    const added = applyChurn(this, this.ctx, day);
+    const changes = applyChurn(this, this.ctx, day, model);
+    const added = changes.added;
+    this.indexNamed();
     const byId = this.byId.filter((f) => !f.removed);
     for (const f of added) {
       this.index(f);
@@ -270,5 +278,6 @@ export class Catalogue {
     this.byId = byId;
     this.cache = new Map();
     this.similarCache.clear();
+    return changes;
   }
 }

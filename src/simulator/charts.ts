@@ -1,7 +1,8 @@
 /**
  * Curated charts. They are rebuilt on every simulated day with churn (reshuffled, removed
- * fragrances dropped), and each churn adds one dated chart, because the spec says new charts
- * appear over time and slugs must be taken from the chart list.
+ * fragrances dropped, trending by the day's popularity), and a day may add one dated chart
+ * (the change model's newChartChance), because the spec says new charts appear over time and
+ * slugs must be taken from the chart list.
  */
 import type { CatalogueData, ChartRec, FragranceRec } from './model.ts';
 import { isoDate, mix, mulberry32, shuffle } from './prng.ts';
@@ -14,7 +15,12 @@ function byScore(a: FragranceRec, b: FragranceRec): number {
   return b.score - a.score || a.idx - b.idx;
 }
 
-export function buildCharts(data: CatalogueData, version: number, day: number): ChartRec[] {
+export function buildCharts(
+  data: CatalogueData,
+  version: number,
+  day: number,
+  newChart: boolean,
+): ChartRec[] {
   const rng = mulberry32(mix(data.seed, version, 4242));
   const all = live(data);
   const idxs = (list: FragranceRec[]): number[] => list.map((f) => f.idx);
@@ -27,7 +33,11 @@ export function buildCharts(data: CatalogueData, version: number, day: number): 
     .filter((f) => f.year >= newest - 3)
     .sort(byScore)
     .slice(0, 25);
-  const trending = shuffle(rng, [...all]).slice(0, 30);
+  // Popularity with the day's noise: the popular ones trend, not always in the same order.
+  const heat = new Map(all.map((f) => [f, f.popularity * (0.5 + rng())]));
+  const trending = [...all]
+    .sort((a, b) => (heat.get(b) as number) - (heat.get(a) as number) || a.idx - b.idx)
+    .slice(0, 30);
   const gems = shuffle(
     rng,
     all.filter((f) => f.score >= 4),
@@ -43,7 +53,7 @@ export function buildCharts(data: CatalogueData, version: number, day: number): 
   for (const old of data.charts.slice(charts.length)) {
     charts.push({ ...old, members: old.members.filter((i) => data.fragrances[i]?.removed === false) });
   }
-  if (version > 0) {
+  if (version > 0 && newChart) {
     const date = isoDate(day);
     charts.push({
       slug: `editors-picks-${date}`,

@@ -1,12 +1,17 @@
 /**
- * One day of a live catalogue: a few new releases, a few withdrawals (404 afterwards and gone
- * from every list), score moves, new reviews on the top of some review lists, reshuffled
- * charts and one new dated chart. Deterministic per (seed, catalogue version).
+ * One day of a living catalogue, as the change model says (change-model.ts): new releases
+ * (some from a brand-new house), discontinued fragrances (404 afterwards and gone from every
+ * list), score drift, new reviews on top of page 1, redrawn accords, popularity moves,
+ * reshuffled charts and sometimes a new dated chart. Deterministic per (seed, catalogue
+ * version, model).
  */
+import { share } from './change-model.ts';
 import { buildCharts } from './charts.ts';
-import { addFragrance, type GenContext } from './generate.ts';
+import { addFragrance, drawAccords, type GenContext } from './generate.ts';
 import type { CatalogueData, FragranceRec } from './model.ts';
-import { int, isoDate, mix, mulberry32, round } from './prng.ts';
+import { openHouse } from './new-house.ts';
+import { int, isoDate, mix, mulberry32, round, type Rng } from './prng.ts';
+import type { ChangeModel } from './types.ts';
 
 /** What a day of churn changes: the catalogue's data, and reviews through its cache. */
 export interface Churnable {
@@ -15,47 +20,91 @@ export interface Churnable {
   addReviews(f: FragranceRec, count: number, date: string): void;
 }
 
-export function applyChurn(cat: Churnable, ctx: GenContext, day: number): FragranceRec[] {
+/** What the day did, by fragrance index (for the catalogue's indexes and for tests). */
+export interface DayChanges {
+  added: FragranceRec[];
+  removed: FragranceRec[];
+  accordsChanged: FragranceRec[];
+}
+
+export function applyChurn(cat: Churnable, ctx: GenContext, day: number, model: ChangeModel): DayChanges {
   const data = cat.data;
   const rng = mulberry32(mix(data.seed, cat.version, 31337));
-  const liveCount = (): number => data.fragrances.reduce((n, f) => n + (f.removed ? 0 : 1), 0);
-  const size = liveCount();
-  const pickLive = (): FragranceRec | undefined => {
+  const size = data.fragrances.reduce((n, f) => n + (f.removed ? 0 : 1), 0);
+  const old = data.fragrances.length;
+  // Only fragrances that existed before today change: a release is new, not drifted.
+  const pickOld = (): FragranceRec | undefined => {
     for (let tries = 0; tries < 100; tries++) {
-      const f = data.fragrances[Math.floor(rng() * data.fragrances.length)];
+      const f = data.fragrances[Math.floor(rng() * old)];
       if (f && !f.removed) return f;
     }
     return undefined;
   };
+  const year = new Date(day * 86_400_000).getUTCFullYear();
+  const changes: DayChanges = { added: [], removed: [], accordsChanged: [] };
 
-  const newcomers: FragranceRec[] = [];
-  const releases = Math.max(2, Math.round(size * 0.002));
-  // New releases have no reviews yet beyond today's; their review anchor is the new day.
+  const releases = share(size, model.releaseRate);
   for (let i = 0; i < releases; i++) {
-    const f = addFragrance(data, ctx, rng, day);
-    f.year = new Date(day * 86_400_000).getUTCFullYear();
+    const pin = i < model.newHouses ? openHouse(data, rng, year) : undefined;
+    const f = addFragrance(data, ctx, rng, day, pin);
+    // A release has no reviews yet beyond today's, and the attention of a launch.
+    f.year = year;
     f.baseReviews = Math.min(f.baseReviews, 5);
-    newcomers.push(f);
+    f.popularity = round(f.popularity * 3 + 50, 2);
+    changes.added.push(f);
   }
 
-  const removals = Math.max(1, Math.round(size * 0.001));
-  for (let i = 0; i < removals && liveCount() > 1; i++) {
-    const f = pickLive();
-    if (f && !newcomers.includes(f)) f.removed = true;
+  for (let i = share(size, model.removalRate); i > 0 && size - changes.removed.length > 1; i--) {
+    const f = pickOld();
+    if (f && !f.removed) {
+      f.removed = true;
+      changes.removed.push(f);
+    }
   }
 
-  const moves = Math.max(3, Math.round(size * 0.01));
-  for (let i = 0; i < moves; i++) {
-    const f = pickLive();
+  for (let i = share(size, model.scoreDriftRate); i > 0; i--) {
+    const f = pickOld();
     if (f) f.score = round(Math.min(5, Math.max(1, f.score + (rng() - 0.5) * 0.4)), 2);
   }
 
-  const reviewed = Math.max(3, Math.round(size * 0.02));
-  for (let i = 0; i < reviewed; i++) {
-    const f = pickLive();
+  for (let i = share(size, model.reviewRate); i > 0; i--) {
+    const f = pickOld();
     if (f) cat.addReviews(f, int(rng, 1, 5), isoDate(day));
   }
 
-  data.charts = buildCharts(data, cat.version, day);
-  return newcomers;
+  for (let i = share(size, model.accordChangeRate); i > 0; i--) {
+    const f = pickOld();
+    if (f && !changes.accordsChanged.includes(f)) {
+      redrawAccords(data, f, rng);
+      changes.accordsChanged.push(f);
+    }
+  }
+
+  for (let i = share(size, model.popularityRate); i > 0; i--) {
+    const f = pickOld();
+    if (f) f.popularity = round(Math.max(1, f.popularity * Math.exp((rng() - 0.4) * 1.5)), 2);
+  }
+
+  data.charts = buildCharts(data, cat.version, day, rng() < model.newChartChance);
+  return changes;
+}
+
+/** New accords (a reformulation); the accord buckets stay in index order for similar.ts. */
+function redrawAccords(data: CatalogueData, f: FragranceRec, rng: Rng): void {
+  for (const a of f.accords.slice(0, 2)) {
+    const bucket = data.accordBuckets[a];
+    const at = bucket ? bucket.indexOf(f.idx) : -1;
+    if (bucket && at >= 0) bucket.splice(at, 1);
+  }
+  const { accords, strengths, norm } = drawAccords(rng, data);
+  f.accords = accords;
+  f.strengths = strengths;
+  f.norm = norm;
+  for (const a of accords.slice(0, 2)) {
+    const bucket = data.accordBuckets[a];
+    if (!bucket || bucket.includes(f.idx)) continue;
+    let lo = 0;
+    while (lo < bucket.length && (bucket[lo] as number) < f.idx) lo++;
+    bucket.splice(lo, 0, f.idx);
+  }
 }

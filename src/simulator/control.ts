@@ -3,6 +3,7 @@
  * operations as the Simulator methods, for tests and demos that drive a separate process.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { changeModel } from './change-model.ts';
 import { commonHeaders, readBody, type ServerState } from './server.ts';
 import type { Faults, Simulator } from './types.ts';
 
@@ -55,9 +56,20 @@ export async function handleControl(
         return reply(200, ops.ledger());
       case 'GET clock':
         return reply(200, ops.clock());
-      case 'POST advance-day':
-        ops.advanceDay({ churn: body.churn !== false });
+      case 'POST advance-day': {
+        const days = num(body, 'days', 1, true);
+        if (days !== undefined && !Number.isInteger(days)) throw new BadControl("'days' must be an integer");
+        ops.advanceDay({ churn: body.churn !== false, days });
         return reply(200, ops.clock());
+      }
+      case 'GET change-model':
+        return reply(200, ops.changeModel());
+      case 'POST change-model': {
+        const next = changeModel(ops.changeModel(), body);
+        if (typeof next === 'string') throw new BadControl(next);
+        ops.setChangeModel(next);
+        return reply(200, ops.changeModel());
+      }
       case 'POST remaining':
         ops.setRemaining(num(body, 'remaining', 0) as number);
         return reply(200, ops.clock());

@@ -62,7 +62,7 @@ export function generateCatalogue(opts: GenerateOptions): CatalogueData {
   if (none) none.baseReviews = 0;
   if (many) many.baseReviews = 520 + int(rng, 0, 200);
   if (dup) dup.baseReviews = Math.max(dup.baseReviews, 30);
-  data.charts = buildCharts(data, 0, opts.anchorDay);
+  data.charts = buildCharts(data, 0, opts.anchorDay, false);
   return data;
 }
 
@@ -80,16 +80,24 @@ export function makeContext(data: CatalogueData): GenContext {
   };
 }
 
-/** Appends one fragrance (also used by churn for new releases). */
+/** A release from a given house: its brand, perfumer and a note it must carry. */
+export interface Pinned {
+  brand: number;
+  perfumer: number;
+  note: number;
+}
+
+/** Appends one fragrance (also used by churn for new releases, `pin` for a new house's). */
 export function addFragrance(
   data: CatalogueData,
   ctx: GenContext,
   rng: Rng,
   anchorDay: number,
+  pin?: Pinned,
 ): FragranceRec {
   const idx = data.fragrances.length;
-  const brand = data.brands[weighted(rng, ctx.brandZipf)] as BrandRec;
-  const perfumer = data.perfumers[weighted(rng, ctx.perfumerZipf)] as PerfumerRec;
+  const brand = data.brands[pin ? pin.brand : weighted(rng, ctx.brandZipf)] as BrandRec;
+  const perfumer = data.perfumers[pin ? pin.perfumer : weighted(rng, ctx.perfumerZipf)] as PerfumerRec;
   const name = fragranceName(rng);
   let local = slugify(name, `no-${idx}`);
   if (SUB_RESOURCE_WORDS.has(local)) local = `${local}-edition`;
@@ -105,9 +113,11 @@ export function addFragrance(
     while (data.issued.has(id));
     data.issued.add(id);
   }
-  const used = new Set<number>();
+  const used = new Set<number>(pin ? [pin.note] : []);
+  let pinnedNote = pin?.note;
   const drawNotes = (count: number): number[] => {
-    const out: number[] = [];
+    const out: number[] = pinnedNote === undefined ? [] : [pinnedNote];
+    pinnedNote = undefined;
     for (let tries = 0; out.length < count && tries < 50; tries++) {
       const note = weighted(rng, ctx.noteZipf);
       if (!used.has(note)) {
@@ -147,6 +157,8 @@ export function addFragrance(
     baseReviews,
     reviewAnchorDay: anchorDay,
     similarTarget: rng() < 0.08 ? int(rng, 1, 11) : int(rng, 40, 50),
+    // From the record's own seed, not the shared stream: adding it changed no catalogue.
+    popularity: basePopularity(mix(data.seed, idx, 77)),
     added: [],
     removed: false,
   };
@@ -158,7 +170,13 @@ export function addFragrance(
   return rec;
 }
 
-function drawAccords(
+/** Heavy-tailed (a few fragrances are far more popular than most), 1 to ~1000. */
+function basePopularity(seed: number): number {
+  const u = mulberry32(mix(seed, 5))();
+  return round(1 / (0.001 + u * 0.999) ** 0.9, 2);
+}
+
+export function drawAccords(
   rng: Rng,
   data: CatalogueData,
 ): { accords: number[]; strengths: number[]; norm: number } {

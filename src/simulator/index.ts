@@ -7,17 +7,26 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Account, CallLedger, ServiceClock } from './account.ts';
 import { Catalogue } from './catalogue.ts';
+import { DEFAULT_CHANGE_MODEL, changeModel } from './change-model.ts';
 import { handleControl } from './control.ts';
 import { DEFAULT_VARIANT } from './model.ts';
 import { epochDay, isoDate, mix, mulberry32 } from './prng.ts';
 import { commonHeaders, handleV1, type ServerState } from './server.ts';
 import { groundTruth } from './truth.ts';
 import { truthDigest } from './truth-rows.ts';
-import type { ClockInfo, Simulator, SimulatorOptions } from './types.ts';
+import type { ChangeModel, ClockInfo, Simulator, SimulatorOptions } from './types.ts';
 
 export type * from './types.ts';
 
 export const DEFAULT_KEY = 'sim-key';
+export { DEFAULT_CHANGE_MODEL } from './change-model.ts';
+
+/** A change model from a partial one; throws on a field out of range or unknown. */
+function withPatch(base: ChangeModel, patch: Partial<ChangeModel>): ChangeModel {
+  const out = changeModel(base, patch);
+  if (typeof out === 'string') throw new RangeError(out);
+  return out;
+}
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const variant = { ...DEFAULT_VARIANT, ...opts.variant };
@@ -42,14 +51,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
   const gauge = { now: 0, peak: 0 };
+  let model = withPatch(DEFAULT_CHANGE_MODEL, opts.changeModel ?? {});
+  let simDay = 0;
 
   const ops = {
     groundTruth: () => groundTruth(cat, serviceDate()),
     truthDigest: () => truthDigest(groundTruth(cat, serviceDate())),
-    advanceDay(o: { churn?: boolean } = {}) {
-      clock.jumpToNextMidnight();
-      state.account.rollover();
-      if (o.churn !== false) cat.churn(epochDay(clock.nowMs()));
+    advanceDay(o: { churn?: boolean; days?: number } = {}) {
+      for (let i = 0; i < (o.days ?? 1); i++) {
+        clock.jumpToNextMidnight();
+        state.account.rollover();
+        simDay++;
+        if (o.churn !== false) cat.churn(epochDay(clock.nowMs()), model);
+      }
+    },
+    changeModel: (): ChangeModel => ({ ...model }),
+    setChangeModel(patch: Partial<ChangeModel>) {
+      model = withPatch(model, patch);
     },
     setRemaining(n: number) {
       state.account.rollover();
@@ -82,6 +100,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         remaining: state.account.remaining,
         limit: state.account.limit,
         balanceCents: state.account.balanceCents,
+        day: simDay,
       };
     },
   };

@@ -33,6 +33,8 @@ export interface FragranceRec {
   reviewAnchorDay: number;
   /** How long the similar list is at limit 50 (when enough candidates exist). */
   similarTarget: number;
+  /** Relative popularity (views, wishlists): orders the trending chart; drifts day by day. */
+  popularity: number;
   /** Reviews added after generation, newest first; they sit above the generated ones. */
   added: Review[];
   removed: boolean;

@@ -5,6 +5,7 @@
  */
 import type { Catalogue } from './catalogue.ts';
 import { TRENDING_QUERIES } from './data/words.ts';
+import type { FragranceRec } from './model.ts';
 import { fold, mix, mulberry32, shuffle } from './prng.ts';
 
 export const SEARCH_TYPES = ['fragrance', 'note', 'brand', 'perfumer', 'collection'] as const;
@@ -69,8 +70,12 @@ export function trending(cat: Catalogue): {
   notes: { slug: string; name: string }[];
 } {
   const rng = mulberry32(mix(cat.data.seed, cat.version, 555));
-  const live = cat.fragranceList();
-  const picks = shuffle(rng, live.slice(0, 500)).slice(0, 10);
+  // The fragrances trending today are the top of the trending chart (popularity, churn.ts).
+  const chart = cat.data.charts.find((c) => c.slug === 'trending-now');
+  const picks = (chart?.members ?? [])
+    .map((i) => cat.data.fragrances[i])
+    .filter((f) => f !== undefined && !f.removed)
+    .slice(0, 10) as FragranceRec[];
   const notes = shuffle(rng, [...cat.data.notes]).slice(0, 8);
   return {
     queries: shuffle(rng, [...TRENDING_QUERIES]).slice(0, 8),

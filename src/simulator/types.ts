@@ -146,6 +146,29 @@ export interface SimulatorVariant {
   edgeValues: boolean;
 }
 
+/**
+ * What one simulated day changes (change-model.ts has the defaults, docs/simulator.md the
+ * reasons). Rates are shares of the live fragrances per day; each above 0 touches at least one.
+ */
+export interface ChangeModel {
+  /** New releases. */
+  releaseRate: number;
+  /** Of the day's releases, how many come from a brand-new house (a new brand, perfumer and note). */
+  newHouses: number;
+  /** Discontinued: gone from the list, catalogues, charts, similar lists (404 afterwards). */
+  removalRate: number;
+  /** Scores that move (by up to ±0.2). */
+  scoreDriftRate: number;
+  /** Fragrances that get 1 to 5 new reviews, dated the new day, on top of page 1. */
+  reviewRate: number;
+  /** Fragrances whose accords are redrawn (their similar lists and others' change). */
+  accordChangeRate: number;
+  /** Fragrances whose popularity moves (it orders the trending chart). */
+  popularityRate: number;
+  /** Chance that the day adds a dated chart ("new charts are added over time"). */
+  newChartChance: number;
+}
+
 export interface SimulatorOptions {
   /** Catalogue size, default 300. */
   fragrances?: number;
@@ -166,6 +189,8 @@ export interface SimulatorOptions {
   /** Added before every /v1 answer, in ms (a remote service's latency); default 0. */
   latencyMs?: number;
   variant?: Partial<SimulatorVariant>;
+  /** What a simulated day changes; DEFAULT_CHANGE_MODEL where not given. */
+  changeModel?: Partial<ChangeModel>;
 }
 
 /** Fault rates are probabilities 0..1 per /v1 request. */
@@ -201,6 +226,8 @@ export interface ClockInfo {
   remaining: number;
   limit: number;
   balanceCents: number;
+  /** Simulated days passed since the start (advanceDay calls, with churn or not). */
+  day: number;
 }
 
 export interface Simulator {
@@ -213,8 +240,14 @@ export interface Simulator {
    * benchmark checks a 120k-fragrance warehouse without the truth crossing a process boundary.
    */
   truthDigest(): Record<string, TableDigest>;
-  /** Midnight passes: the quota resets; with churn (default true) the catalogue changes. */
-  advanceDay(opts?: { churn?: boolean }): void;
+  /**
+   * Midnight passes `days` times (default 1): the quota resets; with churn (default true) each
+   * day applies the change model to the catalogue.
+   */
+  advanceDay(opts?: { churn?: boolean; days?: number }): void;
+  /** The change model the next days apply. */
+  changeModel(): ChangeModel;
+  setChangeModel(patch: Partial<ChangeModel>): void;
   setRemaining(n: number): void;
   topUp(cents: number): void;
   setFaults(f: Partial<Faults>): void;

@@ -77,6 +77,7 @@ describe('fragsync sim flags', () => {
     ['--list-order', 'random'],
     ['--page-cap', '0'],
     ['--nope'],
+    ['--days', '-1'],
     ['--keys', 'a,,b'],
     ['extra'],
   ])('rejects %s', (...argv) => {
@@ -85,10 +86,9 @@ describe('fragsync sim flags', () => {
 });
 
 describe('fragsync sim process', () => {
-  it('prints the address first, serves, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'sim', '--fragrances', '30', '--keys', 'k1,k2'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  it('prints the address first, serves N days on with --days, and exits 0 on SIGTERM', async () => {
+    const argv = [BIN, 'sim', '--fragrances', '30', '--keys', 'k1,k2', '--days', '2'];
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const first = (await lines.next()).value as string;
     expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -96,6 +96,7 @@ describe('fragsync sim process', () => {
     const url = first.slice('listening on '.length);
     const res = await fetch(`${url}/v1/accords`, { headers: { authorization: 'Bearer k2' } });
     expect(res.status).toBe(200);
+    expect(((await (await fetch(`${url}/_sim/clock`)).json()) as { day: number }).day).toBe(2);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(EXIT.ok);

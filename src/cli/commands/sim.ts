@@ -50,6 +50,8 @@ export async function run(input: CommandInput): Promise<number> {
     process.once('SIGTERM', () => resolve());
   });
   const sim = await startSimulator(opts);
+  const days = typeof input.opts.days === 'number' ? input.opts.days : 0;
+  if (days > 0) sim.advanceDay({ days });
   console.log(`listening on ${sim.url}`);
   const keys = opts.keys ?? [DEFAULT_KEY];
   console.log(`API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send Authorization: Bearer <key>)`);
