@@ -102,7 +102,7 @@ describe('governed sync: killed worker processes', () => {
       await sim.close();
       await cleanPrefix(redisUrl, prefix);
     }
-  });
+  }, 180_000);
 
   it('the sync process itself SIGKILLed in BullMQ mode (it fetches too): the next runs replay its journal and its spool', async () => {
     const redisUrl = inject('redisUrl');
@@ -141,5 +141,5 @@ describe('governed sync: killed worker processes', () => {
       await sim.close();
       await cleanPrefix(redisUrl, prefix);
     }
-  });
+  }, 180_000);
 });

@@ -34,7 +34,6 @@ describe.each([
       if (sim.inFlight().now === CONCURRENCY) full++;
     }, 5);
     try {
-      const t0 = Date.now();
       const summary = await runTestSync({
         baseUrl: sim.url,
         dbPath,
@@ -44,17 +43,15 @@ describe.each([
           ...(redis ? { redis: redisUrl, 'queue-prefix': prefix } : {}),
         },
       });
-      const wallMs = Date.now() - t0;
       clearInterval(sample);
       expect(summary.status).toBe('completed');
       expect(sim.inFlight().peak).toBe(CONCURRENCY);
       // Not a moment's peak: the service saw the full number for a good part of the run
       // (about half of it in-process, a third with BullMQ, whose workers fetch each next job
-      // from Redis; none at all with 16 connections), and the run took not much longer than
-      // its calls at CONCURRENCY at a time plus opening and closing the warehouse.
+      // from Redis; none at all with 16 connections). How close the run comes to its calls
+      // at CONCURRENCY at a time is a benchmark's figure (bench:scale at 20 ms), not a timed
+      // test: wall time here measures the machine's load as much as fragsync.
       expect(full / samples).toBeGreaterThan(0.1);
-      const ideal = (sim.ledger().calls * LATENCY_MS) / CONCURRENCY;
-      expect(wallMs, `ideal ${ideal.toFixed(0)} ms`).toBeLessThan(ideal * 3 + 3000);
       await expectMirror(sim, dbPath);
       await expectLedgerEqual(sim, dbPath);
     } finally {
