@@ -22,6 +22,12 @@ export const EXIT = {
   unauthorized: 6,
   /** The API could not be reached, or kept failing, after bounded retries. */
   apiUnavailable: 7,
+  /**
+   * Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it): the requests in flight
+   * finished and everything fetched is loaded; the next sync continues. Also the cause of a run
+   * whose process died (the next start closes it).
+   */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -36,7 +42,7 @@ export const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
   unauthorized: EXIT.unauthorized,
   failed: EXIT.apiUnavailable,
   internal_error: EXIT.unexpected,
-  interrupted: EXIT.unexpected,
+  interrupted: EXIT.interrupted,
 };
 
 /** The exit code for the cause a sync run ended with. */
@@ -54,4 +60,5 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
   5: 'the daily quota is down to the reserve and --no-wait was given',
   6: 'the API key was refused (401)',
   7: 'the service could not be reached, or kept failing after bounded retries',
+  130: 'interrupted (Ctrl-C, SIGTERM): requests in flight finished, all fetched is loaded; run again to continue',
 };

@@ -57,8 +57,14 @@ function tickParts(t: SyncTick): string[] {
   const left = Math.max(0, t.jobsScheduled - t.jobsDone);
   const planned = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
   const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
-  const eta = rate > 0 && left > 0 ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
-  const phase = t.pausedUntil ? `paused until ${t.pausedUntil.toISOString()}` : t.phase;
+  const eta =
+    rate > 0 && left > 0 && t.phase !== 'stopping' ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
+  const phase =
+    t.phase === 'stopping'
+      ? 'stopping: the jobs in hand finish'
+      : t.pausedUntil
+        ? `paused until ${t.pausedUntil.toISOString()}`
+        : t.phase;
   return [phase, calls, budget, quota, eta].filter(Boolean);
 }
 

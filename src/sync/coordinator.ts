@@ -48,7 +48,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       log: run.log,
     });
     driver = await deps.makeDriver(fetch.driverContext(client));
-    const fetched = await fetch.fetch(driver, deps.onTick);
+    const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt);
     return await finishRun(run, { config, fetched, frontier, load, driver });
   } catch (err) {
     failed = true;

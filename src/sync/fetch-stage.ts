@@ -30,6 +30,8 @@ export interface FetchResult {
   listed: { accord: Set<string> | null; chart: Set<string> | null };
   /** The first failure of the warehouse or the journal (a full disk): the run fails on it. */
   writeFailure: unknown;
+  /** Stopped by the interrupt signal (SyncDeps.interrupt) before the work was done. */
+  interrupted: boolean;
 }
 
 /** A fetch that has seen no outcome yet. */
@@ -43,6 +45,7 @@ export function emptyFetchResult(): FetchResult {
     firstInternal: null,
     listed: { accord: null, chart: null },
     writeFailure: null,
+    interrupted: false,
   };
 }
 
@@ -98,7 +101,7 @@ export class FetchStage {
       },
       onResume: async () => {
         this.pausedUntil = null;
-        if (this.result.stop) return;
+        if (this.halted()) return;
         const walks = this.rewalk.resumed();
         if (walks.length === 0) return;
         this.jobsScheduled += walks.length;
@@ -107,19 +110,41 @@ export class FetchStage {
     };
   }
 
-  /** Runs the initial jobs and everything they make owed, until the driver is idle or stopped. */
-  async fetch(driver: QueueDriver, onTick?: (tick: SyncTick) => void): Promise<FetchResult> {
+  /**
+   * Runs the initial jobs and everything they make owed, until the driver is idle or stopped.
+   * An `interrupt` stops the driver taking jobs; the jobs in hand finish and report.
+   */
+  async fetch(
+    driver: QueueDriver,
+    onTick?: (tick: SyncTick) => void,
+    interrupt?: AbortSignal,
+  ): Promise<FetchResult> {
     this.driver = driver;
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
+    const onInterrupt = () => {
+      this.result.interrupted = true;
+      onTick?.(this.tick());
+      void driver.stop().catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
+    };
+    interrupt?.addEventListener('abort', onInterrupt, { once: true });
     try {
-      const initial = this.frontier.initialJobs();
-      this.jobsScheduled += initial.length;
-      await driver.submit(this.queued(initial));
-      await driver.idle();
+      if (interrupt?.aborted) this.result.interrupted = true;
+      else {
+        const initial = this.frontier.initialJobs();
+        this.jobsScheduled += initial.length;
+        await driver.submit(this.queued(initial));
+        await driver.idle();
+      }
     } finally {
       clearInterval(ticker);
+      interrupt?.removeEventListener('abort', onInterrupt);
     }
     return this.result;
+  }
+
+  /** No job may be submitted any more: the run stopped, or was interrupted. */
+  private halted(): boolean {
+    return this.result.stop !== null || this.result.interrupted;
   }
 
   /**
@@ -137,7 +162,13 @@ export class FetchStage {
     const { jobsDone, jobsScheduled, pausedUntil } = this;
     return {
       runId: this.run.runId,
-      phase: pausedUntil ? 'paused' : jobsDone < jobsScheduled / 2 ? 'discovery' : 'details',
+      phase: this.result.interrupted
+        ? 'stopping'
+        : pausedUntil
+          ? 'paused'
+          : jobsDone < jobsScheduled / 2
+            ? 'discovery'
+            : 'details',
       jobsDone,
       jobsScheduled,
       calls: this.calls,
@@ -209,7 +240,7 @@ export class FetchStage {
     this.load.add([...items, ...o.calls], keep);
     const next = [...this.frontier.follow(o.result.follow), ...jobs];
     this.jobsScheduled += next.length;
-    if (next.length > 0 && !this.result.stop) await this.driver?.submit(this.queued(next));
+    if (next.length > 0 && !this.halted()) await this.driver?.submit(this.queued(next));
   }
 
   private failed(o: Extract<JobOutcome, { type: 'failed' }>): void {

@@ -11,13 +11,14 @@ import type { OpenRun } from './types.ts';
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
  * program's own error makes it internal_error (a bug is reported whatever else happened, and
- * never as the service's fault); a quota pause the run was told not to wait through is
- * quota_exhausted; jobs that failed with the service unreachable make it failed; otherwise it
- * completed.
+ * never as the service's fault); then an interrupt (SIGINT, SIGTERM); a quota pause the run
+ * was told not to wait through is quota_exhausted; jobs that failed with the service
+ * unreachable make it failed; otherwise it completed.
  */
 export function runStatus(fetched: FetchResult, pausedUntil: Date | null, waitForQuota: boolean): RunStatus {
   if (fetched.stop) return fetched.stop.reason;
   if (fetched.internalFailures > 0) return 'internal_error';
+  if (fetched.interrupted) return 'interrupted';
   if (pausedUntil !== null && !waitForQuota) return 'quota_exhausted';
   if (fetched.transientFailures > 0) return 'failed';
   return 'completed';
@@ -79,7 +80,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     status,
     started: run.started,
     config,
-    stopMessage: fetched.stop?.message ?? failedMessage(status, fetched),
+    stopMessage: fetched.stop?.message ?? statusMessage(status, fetched),
     pausedUntil: driver.pausedUntil(),
     terminalFailures: fetched.terminalFailures,
     transientFailures: fetched.transientFailures,
@@ -89,9 +90,11 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   });
 }
 
-function failedMessage(status: RunStatus, f: FetchResult): string | null {
+function statusMessage(status: RunStatus, f: FetchResult): string | null {
   if (status === 'internal_error')
     return `${f.internalFailures} jobs failed on an internal error (a bug in fragsync, not the service); first: ${f.firstInternal}`;
+  if (status === 'interrupted')
+    return 'interrupted: the requests in flight finished and everything fetched is loaded; run again to continue';
   if (status === 'failed')
     return `${f.transientFailures} jobs failed after bounded retries (service unreachable or failing); first: ${f.firstFailure}`;
   return null;

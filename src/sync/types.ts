@@ -16,6 +16,12 @@ export interface SyncDeps {
   makeDriver: (ctx: DriverContext) => Promise<QueueDriver>;
   /** Called about once a second with the live state, for the progress line. */
   onTick?: (tick: SyncTick) => void;
+  /**
+   * Aborted to stop the run early (the first SIGINT/SIGTERM): no job is taken after it, the
+   * jobs in hand finish (their calls are paid; throwing them away would pay them again next
+   * time), everything is loaded and the run ends 'interrupted'.
+   */
+  interrupt?: AbortSignal;
 }
 
 export interface DriverContext {
@@ -33,7 +39,7 @@ export interface DriverContext {
 
 export interface SyncTick {
   runId: string;
-  phase: 'discovery' | 'details' | 'paused' | 'finishing';
+  phase: 'discovery' | 'details' | 'paused' | 'stopping' | 'finishing';
   jobsDone: number;
   jobsScheduled: number;
   calls: number;

@@ -21,8 +21,8 @@ describe('exit codes', () => {
       failed: 7,
       // A bug inside the engine is not the service's fault: never the code of an unreachable API.
       internal_error: 1,
-      // A run the process did not close itself: a bug or a crash, not a cause of its own.
-      interrupted: 1,
+      // Stopped by SIGINT/SIGTERM (or a process that died, closed by the next start).
+      interrupted: 130,
       running: 1,
     };
     for (const [status, code] of Object.entries(documented))

@@ -50,6 +50,10 @@ export function runUnderFileLimit(
 export interface SyncProc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
   kill(): void;
+  /** Send a signal (SIGINT, SIGTERM) to the process. */
+  signal(sig: NodeJS.Signals): void;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
 }
 
 export interface SyncProcOptions {
@@ -93,5 +97,7 @@ export function spawnSync(sim: Simulator, dbPath: string, o: SyncProcOptions): S
       child.once('exit', (code, signal) => resolve({ code, signal, output: output.join('') })),
     ),
     kill: () => child.kill('SIGKILL'),
+    signal: (sig) => child.kill(sig),
+    output: () => output.join(''),
   };
 }

@@ -2,7 +2,9 @@ import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
 import { EXIT, exitCodeFor } from '../exit-codes.ts';
+import { listenForInterrupt } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
+import type { Config } from '../../config/index.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { summaryJson } from '../summary-json.ts';
 
@@ -15,6 +17,21 @@ export async function run(input: CommandInput): Promise<number> {
     console.error(`fragsync sync: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
     return EXIT.badInput;
   }
+  // From here on a Ctrl-C drains: no job is taken, the requests in flight finish and are
+  // loaded, the warehouse closes and the summary says what was done (exit 130).
+  const interrupt = listenForInterrupt({
+    first:
+      'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (Ctrl-C again to stop at once)',
+    second: 'fragsync sync: stopped at once; everything fetched so far is kept and the next sync continues',
+  });
+  try {
+    return await syncCommand(input, config, interrupt.signal);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+async function syncCommand(input: CommandInput, config: Config, interrupt: AbortSignal): Promise<number> {
   const [{ runSync }, { createRuntime }, { formatSummary }] = await Promise.all([
     import('../../sync/coordinator.ts'),
     import('../../sync/runtime.ts'),
@@ -31,22 +48,15 @@ export async function run(input: CommandInput): Promise<number> {
     console.error(`fragsync sync: ${oneLine(err)}`);
     return EXIT.badInput;
   }
-  const stopSignals = () => {
-    // A second Ctrl-C kills at once; the journal keeps what was fetched.
-    console.error(
-      '\nfragsync sync: interrupted; everything fetched so far is kept and the next sync continues',
-    );
-    process.exit(130);
-  };
-  process.once('SIGINT', stopSignals);
-  process.once('SIGTERM', stopSignals);
   try {
+    if (interrupt.aborted) return EXIT.interrupted; // before the warehouse was opened
     const summary = await runSync({
       config,
       log,
       governor: runtime.governor,
       makeDriver: runtime.makeDriver,
       onTick: progress.tick,
+      interrupt,
     });
     progress.done();
     if (json) process.stdout.write(`${summaryJson(summary)}\n`);
@@ -73,8 +83,6 @@ export async function run(input: CommandInput): Promise<number> {
       return EXIT.apiUnavailable;
     return EXIT.unexpected;
   } finally {
-    process.off('SIGINT', stopSignals);
-    process.off('SIGTERM', stopSignals);
     await runtime.close();
   }
 }

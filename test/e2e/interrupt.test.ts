@@ -1,0 +1,146 @@
+import { describe, expect, inject, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import {
+  callsWithStatus,
+  cleanRunCalls,
+  expectLedgerEqual,
+  expectMirror,
+  governedFiles,
+  queryWarehouse,
+  repeatBound,
+} from '../helpers/governed.ts';
+import {
+  expectDrained,
+  expectNoNativeAbort,
+  interruptOnce,
+  interruptTwice,
+  serviceQuiet,
+} from '../helpers/interrupt.ts';
+import { spawnSync, type SyncProcOptions } from '../helpers/sync-process.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
+import { cleanPrefix, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
+
+/**
+ * Ctrl-C during `fragsync sync`, the real command in its own process, on both drivers. The
+ * first SIGINT drains: no job is taken, the jobs in hand finish and are loaded, the warehouse
+ * closes, the partial summary is printed, exit 130; so the next sync pays nothing again. A
+ * second SIGINT ends the process at once by the signal (the shell's 130), never with
+ * DuckDB's native abort; the next sync still ends exact, with the ledger equal to the service's.
+ */
+
+const CATALOGUE = { fragrances: 60, seed: 71 };
+const CONCURRENCY = 4;
+/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
+const JOBS = 2 * CONCURRENCY;
+/** Each test runs up to three syncs of which one waits for 3-second answers. */
+const TIMEOUT_MS = 180_000;
+
+const files = governedFiles();
+
+describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)', (driver) => {
+  const redis = (name: string): SyncProcOptions['redis'] =>
+    driver === 'bullmq' ? { url: inject('redisUrl'), prefix: uniquePrefix(name) } : undefined;
+
+  it(
+    'first SIGINT: the calls in flight are loaded, partial summary, exit 130; the next sync is exact and repeats none of them',
+    async () => {
+      const clean = await cleanRunCalls(
+        () => startSimulator(CATALOGUE),
+        files.path(`clean-${driver}.duckdb`),
+        files.config,
+      );
+      const sim = await startSimulator(CATALOGUE);
+      // 25 ms answers: the run lasts seconds, so the signal lands while work is left.
+      sim.setFaults({ latencyMs: 25 });
+      const q = redis('sigint-drain');
+      // BullMQ: another process fetches too; the interrupted sync must stop it taking jobs.
+      let worker: WorkerProc | null = null;
+      if (q) worker = await startWorker(q.url, q.prefix, ['--concurrency', String(CONCURRENCY)]);
+      const opts: SyncProcOptions = { config: files.config, concurrency: CONCURRENCY, redis: q };
+      const dbPath = files.path(`drain-${driver}.duckdb`);
+      try {
+        const delayMs = Math.floor(Math.random() * 400);
+        const { end, inFlight, inTime } = await interruptOnce(sim, dbPath, opts, delayMs);
+        expect(inTime, `the run ended before its interrupt: ${end.output}`).toBe(true);
+        expectDrained(end);
+        await serviceQuiet(sim);
+        const atExit = sim.ledger().calls;
+        // Every call made until then is in the warehouse: none was thrown away.
+        await expectLedgerEqual(sim, dbPath);
+        if (worker) {
+          // The worker took no job of the stopped run after it exited: a SIGTERM then ends it
+          // cleanly (exit 0, after finishing the jobs in hand, of which it has none).
+          const exited = new Promise<number | null>((r) => worker!.child.once('exit', r));
+          await worker.stop();
+          expect(await exited).toBe(0);
+          expect(worker.output.join('')).toContain('stopped after');
+          expect(sim.ledger().calls).toBe(atExit);
+          worker = null;
+        }
+
+        sim.setFaults({ latencyMs: 0 });
+        const next = await spawnSync(sim, dbPath, opts).exited;
+        expect(next.code, next.output).toBe(EXIT.ok);
+        await expectMirror(sim, dbPath);
+        await expectLedgerEqual(sim, dbPath);
+        const runs = await queryWarehouse<{ status: string }>(
+          dbPath,
+          'SELECT status FROM sync_runs ORDER BY started_at',
+        );
+        expect(runs.map((r) => r.status)).toEqual(['interrupted', 'completed']);
+        // Paid again by the next sync: nothing (the jobs in hand finished and were loaded), so
+        // certainly not more than the calls in flight at the interrupt.
+        const dup = callsWithStatus(sim, 200) - clean.calls;
+        console.log(`${driver}: SIGINT after ${delayMs} ms: ${inFlight} calls in flight, ${dup} paid again`);
+        expect(dup, `${inFlight} in flight at the interrupt`).toBe(0);
+      } finally {
+        await worker?.stop();
+        await sim.close();
+        if (q) await cleanPrefix(q.url, q.prefix);
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'second SIGINT: ends at once by the signal, no native abort; the next sync is exact',
+    async () => {
+      const sim = await startSimulator(CATALOGUE);
+      // Answers that take 3 s: the drain is still waiting for them when the second signal comes.
+      sim.setFaults({ latencyMs: 3000 });
+      const q = redis('sigint-twice');
+      const opts: SyncProcOptions = { config: files.config, concurrency: CONCURRENCY, redis: q };
+      const dbPath = files.path(`twice-${driver}.duckdb`);
+      try {
+        const { end, inTime } = await interruptTwice(sim, dbPath, opts);
+        expect(inTime, `the run ended before the second signal: ${end.output}`).toBe(true);
+        expectNoNativeAbort(end);
+        // Ended by the signal itself (a shell reports 130), not by a clean exit.
+        expect(end.signal, end.output).toBe('SIGINT');
+        expect(end.output).toContain('stopped at once');
+
+        sim.setFaults({ latencyMs: 0 });
+        const next = await spawnSync(sim, dbPath, opts).exited;
+        expect(next.code, next.output).toBe(EXIT.ok);
+        // The requests the killed process had on the wire are answered (and billed) by now.
+        await serviceQuiet(sim);
+        await expectMirror(sim, dbPath);
+        await expectLedgerEqual(sim, dbPath);
+        // Jobs in hand were dropped: at most their calls are paid again.
+        const dup = callsWithStatus(sim, 200) - (await cleanCalls());
+        expect(dup).toBeGreaterThanOrEqual(0);
+        expect(dup).toBeLessThanOrEqual(repeatBound(sim, JOBS));
+      } finally {
+        await sim.close();
+        if (q) await cleanPrefix(q.url, q.prefix);
+      }
+    },
+    TIMEOUT_MS,
+  );
+});
+
+async function cleanCalls(): Promise<number> {
+  const dbPath = files.path(`clean-twice-${Math.random().toString(16).slice(2)}.duckdb`);
+  return (await cleanRunCalls(() => startSimulator(CATALOGUE), dbPath, files.config)).calls;
+}
