@@ -9,6 +9,7 @@ import {
   type CallCounts,
   type FragranceNeed,
 } from './cost-model.ts';
+import { walkMark } from './sizes.ts';
 
 /**
  * The calls still owed in the current cycle, from what the warehouse holds. With a cycle
@@ -34,20 +35,36 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
   const counts: CallCounts = {};
   const unknownWalks: string[] = [];
 
+  /** A paged walk's page marks done this cycle (see walkMark: `<name>@<page>`). */
+  const pagesDoneFresh = (name: string, pages: number): number => {
+    let n = 0;
+    for (let p = 1; p <= pages; p++) {
+      const m = walks.get(`${name}@${p}`);
+      if (m && m.done && fresh(m.at)) n++;
+    }
+    return n;
+  };
+
   /** Pages still to read of a walk (0 when it is already done this cycle). */
   const walkPages = (name: string, fallbackSize?: number): number => {
-    const w = walks.get(name);
+    const w = walkMark(state.walks, name);
     // At the page size the service used, where the walk recorded it.
     const pages = (x: WalkState) => pagesFor(x.total, x.pageSize ?? undefined);
-    if (w && fresh(w.at)) return w.done ? 0 : Math.max(0, pages(w) - w.page);
+    if (w && fresh(w.at)) {
+      if (w.walk !== name) return pages(w) - pagesDoneFresh(name, pages(w));
+      return w.done ? 0 : Math.max(0, pages(w) - w.page);
+    }
     if (w) return pages(w);
     if (fallbackSize !== undefined) return pagesFor(fallbackSize);
     unknownWalks.push(name);
     return 1;
   };
   const walkDone = (name: string): boolean => {
-    const w = walks.get(name);
-    return w !== undefined && fresh(w.at) && w.done;
+    const w = walkMark(state.walks, name);
+    if (!w || !fresh(w.at)) return false;
+    if (w.walk === name) return w.done;
+    const pages = pagesFor(w.total, w.pageSize ?? undefined);
+    return pagesDoneFresh(name, pages) >= pages;
   };
   const live = (entity: ItemState['entity']): ItemState[] =>
     state.items.filter((i) => i.entity === entity && !i.removed);
@@ -72,7 +89,7 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
       const known = { reviewTotal: total, similarCount: state.similarCounts.get(item.key) };
       addCalls(counts, fragranceCalls(need, known, config.objective));
     }
-    const announced = walks.get('fragrances')?.total;
+    const announced = walkMark(state.walks, 'fragrances')?.total;
     if (announced !== undefined && !walkDone('fragrances') && announced > fragrances.length) {
       undiscoveredFragrances = announced - fragrances.length;
       addCalls(counts, fragranceCalls(fullNeed(d, 1), {}, config.objective), undiscoveredFragrances);
@@ -95,7 +112,7 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
     const notes = live('note');
     addCalls(counts, { listNotes: walkPages('notes') });
     addCalls(counts, { getNote: notes.filter((i) => !fresh(i.fetched.profile)).length });
-    const announced = walks.get('notes')?.total;
+    const announced = walkMark(state.walks, 'notes')?.total;
     if (announced !== undefined && !walkDone('notes') && announced > notes.length) {
       addCalls(counts, { getNote: announced - notes.length });
     }

@@ -1,5 +1,15 @@
-import type { SyncState } from '../warehouse/state-types.ts';
+import type { SyncState, WalkState } from '../warehouse/state-types.ts';
 import type { CatalogueSizes } from './cost-model.ts';
+
+/**
+ * The mark of a walk that carries its total and page size. The paged walks (the fragrance
+ * list, the notes: jobs/fragrances-page.ts, notes-page.ts) mark each page as `<name>@<page>`,
+ * page 1 with the total; the others (accords, charts, brand catalogues) one mark under their
+ * name.
+ */
+export function walkMark(walks: readonly WalkState[], name: string): WalkState | undefined {
+  return walks.find((w) => w.walk === name) ?? walks.find((w) => w.walk === `${name}@1`);
+}
 
 /**
  * The catalogue sizes the warehouse knows, for `minimumCost`: after a completed sync, the
@@ -9,7 +19,7 @@ import type { CatalogueSizes } from './cost-model.ts';
  */
 export function catalogueSizesFromState(state: SyncState): CatalogueSizes {
   const live = (entity: string) => state.items.filter((i) => i.entity === entity && !i.removed);
-  const walkTotal = (name: string) => state.walks.find((w) => w.walk === name)?.total ?? 0;
+  const walkTotal = (name: string) => walkMark(state.walks, name)?.total ?? 0;
   const fragranceKeys = live('fragrance').map((i) => i.key);
   const fragrances = Math.max(fragranceKeys.length, walkTotal('fragrances'));
   // Fragrances announced but never read count as one review page (total 0) and no enrich.

@@ -105,7 +105,7 @@ describe('fragsync plan on an existing warehouse', () => {
       progress: [
         { kind: 'discovered', entity: 'fragrance', key: 'f1', source: 'fragrances' },
         { kind: 'discovered', entity: 'fragrance', key: 'f2', source: 'fragrances' },
-        { kind: 'walk', walk: 'fragrances', page: 1, total: 2, done: true },
+        { kind: 'walk', walk: 'fragrances@1', page: 1, total: 2, done: true },
         { kind: 'fetched', entity: 'fragrance', key: 'f1', dataset: 'profile' },
       ],
     });

@@ -34,6 +34,10 @@ const walk = (name: string, total: number, page: number, done: boolean, at: stri
   at,
 });
 
+/** The marks a paged walk leaves, as jobs/fragrances-page.ts writes them: one per page, `<name>@<page>`. */
+const pagedWalk = (name: string, total: number, pages: number[], at: string): WalkState[] =>
+  pages.map((page) => walk(`${name}@${page}`, total, page, true, at));
+
 const FRAG_SETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews'];
 
 /** A warehouse after one completed run: 120 fragrances (130 announced), 3 brands, 4 perfumers, 75 notes, 12 accords, 3 charts. */
@@ -55,8 +59,8 @@ function afterCompletedRun(): SyncState {
   for (let i = 0; i < 12; i++) s.items.push(item('accord', `a${i}`, EARLIER, ['profile']));
   for (let i = 0; i < 3; i++) s.items.push(item('chart', `c${i}`, EARLIER, ['profile']));
   s.walks.push(
-    walk('fragrances', 130, 3, true, EARLIER),
-    walk('notes', 75, 2, true, EARLIER),
+    ...pagedWalk('fragrances', 130, [1, 2, 3], EARLIER),
+    ...pagedWalk('notes', 75, [1, 2], EARLIER),
     walk('accords', 12, 1, true, EARLIER),
     walk('charts', 3, 1, true, EARLIER),
   );
@@ -116,7 +120,8 @@ describe('buildPlan', () => {
     // f100 has its profile already.
     const f100 = s.items.find((i) => i.key === 'f100');
     if (f100) f100.fetched.profile = LATER;
-    s.walks[0] = walk('fragrances', 120, 3, true, LATER);
+    s.walks = s.walks.filter((w) => !w.walk.startsWith('fragrances@'));
+    s.walks.push(...pagedWalk('fragrances', 120, [1, 2, 3], LATER));
     // Brand a: profile done, catalogue walk at page 1 of 2; b and c untouched.
     const a = s.items.find((i) => i.key === 'a');
     if (a) a.fetched.profile = LATER;

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatPlan } from '../../src/plan/format.ts';
+import { buildPlan, type Plan } from '../../src/plan/plan.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { runTestSync, testConfig } from '../helpers/sync.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * `plan` on a warehouse a real sync wrote (not hand-made state): it knows every catalogue size
+ * (no lower bound), and the calls and cents it predicts for the next sync are what that sync
+ * then spends, to within 2% (issue 15), on the same day and after a simulated day of changes.
+ */
+
+let dir: { path: string; cleanup(): Promise<void> };
+let sim: Simulator;
+const dbPath = () => join(dir.path, 'plan-real.duckdb');
+
+beforeAll(async () => {
+  dir = await tempDir('fragsync-plan-real-');
+  sim = await startSimulator({ fragrances: 200, seed: 11 });
+});
+afterAll(async () => {
+  await sim.close();
+  await dir.cleanup();
+});
+
+async function planNow(): Promise<Plan> {
+  const wh = await Warehouse.open(dbPath(), { readOnly: true });
+  try {
+    const state = await wh.syncState();
+    return buildPlan(state, testConfig({ baseUrl: sim.url, dbPath: dbPath() }), null, { now: sim.now() });
+  } finally {
+    await wh.close();
+  }
+}
+
+/** The next sync, and what the service billed it (its ledger before and after). */
+async function spend(): Promise<{ calls: number; cents: number }> {
+  const before = sim.ledger();
+  const summary = await runTestSync({ baseUrl: sim.url, dbPath: dbPath() });
+  expect(summary.status).toBe('completed');
+  const after = sim.ledger();
+  return { calls: after.calls - before.calls, cents: after.cents - before.cents };
+}
+
+const within = (predicted: number, actual: number, share: number) =>
+  expect(Math.abs(predicted - actual), `predicted ${predicted}, spent ${actual}`).toBeLessThanOrEqual(
+    actual * share,
+  );
+
+describe('plan after a real completed sync', () => {
+  it('knows the catalogue sizes and predicts the next sync within 2%, same day and a day later', async () => {
+    await spend();
+    const plan = await planNow();
+    expect(plan.kind).toBe('fullCycle');
+    expect(plan.unknownSizes).toEqual([]);
+    expect(formatPlan(plan)).not.toContain('LOWER BOUND');
+    const again = await spend();
+    within(plan.cost.calls, again.calls, 0.02);
+    within(plan.cost.cents, again.cents, 0.02);
+
+    sim.advanceDay();
+    const nextDay = await planNow();
+    expect(nextDay.kind).toBe('fullCycle');
+    const nightly = await spend();
+    within(nextDay.cost.calls, nightly.calls, 0.02);
+    within(nextDay.cost.cents, nightly.cents, 0.02);
+  });
+});
