@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ErrorContext } from '../errors.ts';
-import type { ApiCallItem, SentCall } from '../domain/calls.ts';
+import type { ApiCallItem, CallTicket, SentCall } from '../domain/calls.ts';
 import type { EndpointName } from '../domain/endpoints.ts';
 import { Transport } from './http.ts';
 import * as P from './params.ts';
@@ -82,6 +82,26 @@ export class FragranceClient {
    */
   withCalls(onCall: (call: ApiCallItem) => void, onSent?: (call: SentCall) => void): FragranceClient {
     return new FragranceClient({ view: { ...this.deps, onCall, ...(onSent ? { onSent } : {}) } });
+  }
+
+  /**
+   * The same client for one call the governor already admitted (a quota recheck during a
+   * pause, Governor.recheck): it asks no other admission and never retries, so a check costs
+   * at most that one request.
+   */
+  withTicket(ticket: CallTicket): FragranceClient {
+    const gate = this.deps.admission;
+    let used = false;
+    const admission: CallAdmission = {
+      admit: async () => {
+        if (used) return { ok: false, reason: 'paused', until: null, message: 'one call per recheck' };
+        used = true;
+        return { ok: true, ticket };
+      },
+      settle: async (t, outcome) => gate?.settle(t, outcome),
+      release: async (t) => gate?.release(t),
+    };
+    return new FragranceClient({ view: { ...this.deps, admission, maxRetries: 0 } });
   }
 
   private call<T>(

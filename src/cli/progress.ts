@@ -35,7 +35,8 @@ export function progressReporter(
 }
 
 /**
- * phase | calls done of planned | cents of budget | quota left | ETA. The plan grows as
+ * phase | calls done of planned | cents of budget | quota left | ETA (the pause in force, then
+ * the jobs left at the rate seen outside pauses). The plan grows as
  * discovery finds work: planned calls are those made plus the jobs still owed at the calls
  * per job seen so far (a review job reads several pages), so it settles once the walks end.
  */
@@ -53,12 +54,18 @@ export function fitTick(t: SyncTick, width: number): string {
 function tickParts(t: SyncTick): string[] {
   const budget = t.maxCents !== null ? `${t.cents}/${t.maxCents} cents` : `${t.cents} cents`;
   const quota = t.quotaRemaining !== null ? `quota ${t.quotaRemaining} left` : 'quota ?';
-  const rate = t.elapsedMs > 0 ? t.jobsDone / (t.elapsedMs / 1000) : 0;
+  // Jobs per second while not paused: time spent waiting for the quota is no measure of speed.
+  const workedMs = t.elapsedMs - t.pausedMs;
+  const rate = workedMs > 0 ? t.jobsDone / (workedMs / 1000) : 0;
+  // A pause in force adds what is left of it (the reset; a recheck may end it sooner).
+  const pauseLeftMs = t.pausedUntil ? Math.max(0, t.pausedUntil.getTime() - Date.now()) : 0;
   const left = Math.max(0, t.jobsScheduled - t.jobsDone);
   const planned = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
   const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
   const eta =
-    rate > 0 && left > 0 && t.phase !== 'stopping' ? `ETA ${formatDuration((left / rate) * 1000)}` : '';
+    rate > 0 && left > 0 && t.phase !== 'stopping'
+      ? `ETA ${formatDuration(pauseLeftMs + (left / rate) * 1000)}`
+      : '';
   const phase =
     t.phase === 'stopping'
       ? 'stopping: the jobs in hand finish'

@@ -64,6 +64,14 @@ export const ConfigSchema = z.strictObject({
     wait: bool(),
     /** Upper bound of the random delay after a reset before resuming, in ms. */
     resumeJitterMs: nonNegInt(),
+    /**
+     * While paused for quota, how often the account's remaining quota is read again (one
+     * 1-cent call, see docs/governor.md), in ms: a quota raised meanwhile ends the pause.
+     */
+    recheckMs: z
+      .number({ error: 'must be an integer of at least 100' })
+      .int({ error: 'must be an integer of at least 100' })
+      .min(100, { error: 'must be an integer of at least 100' }),
   }),
   http: z.strictObject({
     /** Requests in flight per process, all jobs together (count). */

@@ -49,6 +49,9 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   /** Tickets charged at expiry, so a late settle does not charge them twice. */
   const expired = new Map<string, number>();
   const days = new Map<string, number>();
+  /** The recheck in flight during a pause (its ticket id), and when the last one was admitted. */
+  let probeTicket: string | null = null;
+  let probeAtMs = -Infinity;
   let runId = '';
   const runs = new Map<string, { cents: number; calls: number }>();
 
@@ -106,7 +109,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     return resetAtMs;
   }
 
-  function admitNow(endpoint: EndpointName): Admission {
+  function admitNow(endpoint: EndpointName, recheckMs: number | null = null): Admission {
     const nowMs = now();
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offsetMs;
@@ -136,6 +139,15 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       return refusal({ ...f, capCents: limits.maxCentsPerDay });
     }
     const base = () => ({ ...facts(), spentCents: runCents, capCents: null });
+    if (recheckMs !== null) {
+      // A recheck: one call at a time, at most one per interval, and only during a pause.
+      if (pauseUntilMs === null) return refusal({ ...base(), reason: 'busy', untilMs: null });
+      const due = Math.max(probeAtMs + recheckMs, nowMs);
+      if ((probeTicket !== null && tickets.has(probeTicket)) || due > nowMs)
+        return refusal({ ...base(), reason: 'paused', untilMs: Math.min(due, localPauseEnd() ?? due) });
+      probeAtMs = nowMs;
+      return issue(endpoint, cost, nowMs, true);
+    }
     if (pauseUntilMs !== null) return refusal({ ...base(), reason: 'paused', untilMs: localPauseEnd() });
     if (remaining !== null && remaining <= reserve) {
       startPause(pauseTarget(serviceNowMs));
@@ -144,10 +156,15 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
     if (headroom <= 0) return refusal({ ...base(), reason: 'busy', untilMs: null });
 
+    return issue(endpoint, cost, nowMs, false);
+  }
+
+  function issue(endpoint: EndpointName, cost: number, nowMs: number, probe: boolean): Admission {
     // Ids only need to be unique within this governor, which lives in one process.
     const ticket: CallTicket = { id: `t${++ticketSeq}`, endpoint, costCents: cost };
     tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + ticketTtlMs });
     ticketCents += cost;
+    if (probe) probeTicket = ticket.id;
     return { ok: true, ticket };
   }
 
@@ -166,6 +183,11 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
 
     if (rl.limit !== null) limit = rl.limit;
     const reset = rl.resetAt ? rl.resetAt.getTime() : null;
+    if (ticket.id === probeTicket) {
+      probeTicket = null;
+      if (outcome.status >= 200 && outcome.status < 300 && settleRecheck(reset, rl.remaining, serviceNowMs))
+        return;
+    }
     if (reset !== null && reset > serviceNowMs) {
       if (resetAtMs === null || reset > resetAtMs) {
         resetAtMs = reset;
@@ -186,8 +208,24 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     }
   }
 
+  /**
+   * A recheck answered: its remaining is news (the quota may have been raised), not one more
+   * reading to take the lowest of. Ends the pause when it leaves more than the reserve.
+   */
+  function settleRecheck(reset: number | null, told: number | null, serviceNowMs: number): boolean {
+    if (reset !== null && reset <= serviceNowMs) return false;
+    if (reset !== null && (resetAtMs === null || reset >= resetAtMs)) resetAtMs = reset;
+    remaining = told;
+    if (told !== null && told <= reserveFor(limit, limits)) return false;
+    pauseUntilMs = null;
+    pauseJitterMs = 0;
+    log?.info({ remaining, limit }, 'quota pause ended: a recheck found quota left');
+    return true;
+  }
+
   return {
     admit: async (endpoint) => admitNow(endpoint),
+    recheck: async (endpoint, intervalMs) => admitNow(endpoint, Math.max(0, intervalMs)),
     settle: async (ticket, outcome) => settleNow(ticket, outcome),
     async release(ticket) {
       housekeeping(now());

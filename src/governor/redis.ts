@@ -76,7 +76,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
     return fn.call(redis, ...keys, prefix, now(), optArg(offsetMs), ...args);
   }
 
-  async function admit(endpoint: keyof typeof ENDPOINTS): Promise<Admission> {
+  async function admit(endpoint: keyof typeof ENDPOINTS, recheckMs?: number): Promise<Admission> {
     const cost = ENDPOINTS[endpoint].costCents;
     const id = randomUUID();
     const raw = await run(
@@ -89,6 +89,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
       optArg(limits.maxCentsPerRun),
       optArg(limits.maxCentsPerDay),
       drawJitterMs(limits, random),
+      optArg(recheckMs === undefined ? null : Math.max(0, recheckMs)),
     );
     if (Admitted.safeParse(raw).success) return { ok: true, ticket: { id, endpoint, costCents: cost } };
     const r = Refused.parse(raw);
@@ -112,7 +113,8 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
   }
 
   return {
-    admit,
+    admit: (endpoint) => admit(endpoint),
+    recheck: (endpoint, intervalMs) => admit(endpoint, intervalMs),
     async settle(ticket, outcome) {
       const rl = outcome.rateLimit;
       const told = offsetFrom(rl.serverDate?.getTime() ?? null, rl.resetAt?.getTime() ?? null, now());
@@ -131,7 +133,9 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
         drawJitterMs(limits, random),
       );
       const [started, pauseEnd, remaining] = Strings.parse(raw);
-      if (started === '1') {
+      if (started === 'ended') {
+        log?.info({ remaining: numOrNull(remaining) }, 'quota pause ended: a recheck found quota left');
+      } else if (started === '1') {
         const pausedUntil = new Date(num(pauseEnd)).toISOString();
         log?.info({ pausedUntil, remaining: numOrNull(remaining), status: outcome.status }, 'quota pause');
       }

@@ -40,6 +40,14 @@ export interface GovernorLimits {
 export interface Governor {
   /** Reserve one quota unit and the endpoint's cents, or say why not and until when. */
   admit(endpoint: EndpointName): Promise<Admission>;
+  /**
+   * During a quota pause, admit one call that re-reads the quota (at most one in flight, at
+   * most one per `intervalMs` across every process); its settle takes the remaining it reports
+   * as it is (a raised quota) and ends the pause when that leaves more than the reserve.
+   * Refused 'busy' when no pause is in force, 'paused' (until the next recheck is due) when
+   * one is in flight or too recent; the cent caps apply as to any call.
+   */
+  recheck(endpoint: EndpointName, intervalMs: number): Promise<Admission>;
   /** Reconcile after the response (or failure) of an admitted call. */
   settle(ticket: CallTicket, outcome: CallOutcome): Promise<void>;
   /** Release a ticket whose request was never sent (e.g. aborted before dispatch). */

@@ -181,6 +181,12 @@ export class BullmqDriver implements QueueDriver {
     return this.pause;
   }
 
+  async resume(): Promise<void> {
+    // Workers of every process wait on the queue's rate limit until the reset: lift it (they
+    // look again within maximumRateLimitDelay); watchPause sees the governor's pause gone.
+    if (!this.stopped) await this.fetchQueue.removeRateLimitKey();
+  }
+
   async counts(): Promise<{ waiting: number; active: number; delayed: number }> {
     const c = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
     return {

@@ -103,7 +103,8 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
       signal ?? new AbortController().signal,
     );
     if (action?.action === 'pause') {
-      const until = (await opts.governor.pausedUntil()) ?? action.until ?? new Date(Date.now() + 60_000);
+      const paused = await opts.governor.pausedUntil();
+      const until = paused ?? action.until ?? new Date(Date.now() + 60_000);
       if (!ctx.wait) {
         await report({
           type: 'stop',
@@ -115,7 +116,9 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
         return;
       }
       await report(outcome);
-      await fetchQueue.rateLimit(Math.max(1, until.getTime() - Date.now()));
+      // Until the governor's pause ends; none when it ended already (a recheck found quota
+      // while this job was being refused), else the job would wait for the old reset.
+      await fetchQueue.rateLimit(Math.max(1, (paused?.getTime() ?? 0) - Date.now()));
       throw Worker.RateLimitError();
     }
     await report(outcome);

@@ -144,7 +144,10 @@ export class MemoryDriver implements QueueDriver {
   }
 
   private async beginPause(fallback: Date | null): Promise<void> {
-    const until = (await this.opts.governor.pausedUntil()) ?? fallback ?? new Date(Date.now() + 60_000);
+    const paused = await this.opts.governor.pausedUntil();
+    // The pause already ended (a recheck found quota while this job was asking): go on.
+    if (paused === null && this.opts.wait && this.pauseEnd === null) return;
+    const until = paused ?? fallback ?? new Date(Date.now() + 60_000);
     if (!this.opts.wait) {
       this.pauseEnd = until;
       this.stopped = true;
@@ -155,21 +158,28 @@ export class MemoryDriver implements QueueDriver {
     this.opts.onPause?.(until);
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.pauseTimer = setTimeout(
-      () => {
-        this.pauseTimer = null;
-        this.pauseEnd = null;
-        // What the resume hook submits is queued by priority before pump() takes any job.
-        this.resuming = true;
-        void Promise.resolve(this.opts.onResume?.())
-          .catch(() => undefined)
-          .finally(() => {
-            this.resuming = false;
-            this.pump();
-          });
-      },
+      () => this.endPause(),
       // Longer delays overflow Node's timer and fire at once: wake up and look again instead.
       Math.min(MAX_TIMER_MS, Math.max(0, until.getTime() - Date.now())),
     );
+  }
+
+  async resume(): Promise<void> {
+    if (this.pauseEnd !== null && !this.stopped) this.endPause();
+  }
+
+  private endPause(): void {
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = null;
+    this.pauseEnd = null;
+    // What the resume hook submits is queued by priority before pump() takes any job.
+    this.resuming = true;
+    void Promise.resolve(this.opts.onResume?.())
+      .catch(() => undefined)
+      .finally(() => {
+        this.resuming = false;
+        this.pump();
+      });
   }
 
   private isIdle(): boolean {

@@ -46,6 +46,11 @@ export interface QueueDriver {
   stop(abort?: boolean): Promise<void>;
   /** Local time until which nothing is sent (quota pause), or null. */
   pausedUntil(): Date | null;
+  /**
+   * The governor's pause ended before its time (a recheck found quota left): take jobs again
+   * now, in every process, instead of at the reset.
+   */
+  resume(): Promise<void>;
   counts(): Promise<{ waiting: number; active: number; delayed: number }>;
   /** Deliver to onOutcome every ledger row still owed before the ledger closes (BullMQ: spools). */
   settle?(): Promise<void>;

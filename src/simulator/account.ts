@@ -55,7 +55,7 @@ export class Account {
   private windowDay: number;
 
   constructor(
-    readonly limit: number,
+    public limit: number,
     balanceCents: number,
     readonly keys: ReadonlySet<string>,
     private readonly clock: ServiceClock,
@@ -72,6 +72,16 @@ export class Account {
       this.windowDay = day;
       this.remaining = this.limit;
     }
+  }
+
+  /**
+   * The account's owner changes its daily allowance: the calls already used today stay used,
+   * so remaining moves by the difference (a raise takes effect at once, not at the reset).
+   */
+  setLimit(limit: number): void {
+    this.rollover();
+    this.remaining = Math.max(0, this.remaining + limit - this.limit);
+    this.limit = limit;
   }
 
   bill(cents: number): void {

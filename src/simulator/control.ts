@@ -73,6 +73,9 @@ export async function handleControl(
       case 'POST remaining':
         ops.setRemaining(num(body, 'remaining', 0) as number);
         return reply(200, ops.clock());
+      case 'POST limit':
+        ops.setLimit(num(body, 'limit', 0) as number);
+        return reply(200, ops.clock());
       case 'POST top-up':
         ops.topUp(num(body, 'cents', 0) as number);
         return reply(200, ops.clock());

@@ -73,6 +73,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       state.account.rollover();
       state.account.remaining = Math.max(0, Math.floor(n));
     },
+    setLimit(limit: number) {
+      state.account.setLimit(Math.max(0, Math.floor(limit)));
+    },
     topUp(cents: number) {
       state.account.balanceCents += cents;
     },

@@ -249,6 +249,8 @@ export interface Simulator {
   changeModel(): ChangeModel;
   setChangeModel(patch: Partial<ChangeModel>): void;
   setRemaining(n: number): void;
+  /** The account's daily allowance changes now (a raise adds its difference to remaining). */
+  setLimit(limit: number): void;
   topUp(cents: number): void;
   setFaults(f: Partial<Faults>): void;
   ledger(): Ledger;

@@ -47,7 +47,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       onSent: (call) => load.sent(call),
       log: run.log,
     });
-    driver = await deps.makeDriver(fetch.driverContext(client));
+    driver = await deps.makeDriver(fetch.driverContext(client, deps.governor));
     const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt);
     return await finishRun(run, { config, fetched, frontier, load, driver });
   } catch (err) {

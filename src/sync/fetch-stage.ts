@@ -5,7 +5,9 @@ import type { Config } from '../config/index.ts';
 import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
 import type { StopReason } from '../domain/run.ts';
 import type { LoadItem } from '../domain/items.ts';
+import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
+import { QuotaRecheck } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
@@ -76,6 +78,10 @@ export class FetchStage {
   private cents = 0;
   private lastRemaining: number | null = null;
   private pausedUntil: Date | null = null;
+  /** When the current pause began, and the time spent in earlier pauses (the ETA's rate leaves them out). */
+  private pauseStartedMs = 0;
+  private pausedMs = 0;
+  private recheck: QuotaRecheck | null = null;
   private readonly rewalk: ResetRewalk;
 
   constructor(
@@ -87,21 +93,38 @@ export class FetchStage {
     this.rewalk = new ResetRewalk(frontier, run.log);
   }
 
-  /** What a driver needs to report to this stage. */
-  driverContext(client: FragranceClient): DriverContext {
+  /**
+   * What a driver needs to report to this stage. With the governor, a quota pause re-reads the
+   * quota every quota.recheckMs (recheck.ts) and ends early when it was raised.
+   */
+  driverContext(client: FragranceClient, governor?: Governor): DriverContext {
+    if (governor && this.config.quota.wait) {
+      this.recheck = new QuotaRecheck({
+        governor,
+        client,
+        intervalMs: this.config.quota.recheckMs,
+        log: this.run.log,
+        resume: async () => this.driver?.resume(),
+      });
+    }
     return {
       runId: this.run.runId,
       client,
       settings: jobSettings(this.config),
       onOutcome: (o) => this.onOutcome(o),
       onPause: (until) => {
+        if (!this.pausedUntil) this.pauseStartedMs = Date.now();
         this.pausedUntil = until;
+        this.recheck?.paused();
         this.rewalk.paused();
         this.run.log.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
       },
       onResume: async () => {
-        this.pausedUntil = null;
+        this.pauseEnded();
         if (this.halted()) return;
+        // A recheck that found the quota raised ends a pause inside the quota window whose
+        // lists this run read already: nothing new to look for yet.
+        if (governor && !(await windowReset(governor))) return this.rewalk.sameWindow();
         const walks = this.rewalk.resumed();
         if (walks.length === 0) return;
         this.jobsScheduled += walks.length;
@@ -123,6 +146,7 @@ export class FetchStage {
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
     const onInterrupt = () => {
       this.result.interrupted = true;
+      this.recheck?.stop(); // no new call after an interrupt, a recheck neither
       onTick?.(this.tick());
       void driver.stop().catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
     };
@@ -138,6 +162,7 @@ export class FetchStage {
     } finally {
       clearInterval(ticker);
       interrupt?.removeEventListener('abort', onInterrupt);
+      this.recheck?.stop();
     }
     return this.result;
   }
@@ -156,6 +181,12 @@ export class FetchStage {
     void this.driver
       ?.stop(true)
       .catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
+  }
+
+  private pauseEnded(): void {
+    if (this.pausedUntil) this.pausedMs += Date.now() - this.pauseStartedMs;
+    this.pausedUntil = null;
+    this.recheck?.resumed();
   }
 
   private tick(): SyncTick {
@@ -177,6 +208,7 @@ export class FetchStage {
       quotaRemaining: this.lastRemaining,
       pausedUntil,
       elapsedMs: Date.now() - this.run.started.getTime(),
+      pausedMs: this.pausedMs + (pausedUntil ? Date.now() - this.pauseStartedMs : 0),
     };
   }
 
@@ -226,7 +258,6 @@ export class FetchStage {
 
   private async done(o: Extract<JobOutcome, { type: 'done' }>): Promise<void> {
     this.jobsDone++;
-    this.pausedUntil = null;
     const { jobs, keep } = this.frontier.absorb(o.result.progress);
     const listed = this.result.listed;
     if (o.job.spec.kind === 'accords') listed.accord = new Set();
@@ -270,4 +301,10 @@ export class FetchStage {
       [],
     );
   }
+}
+
+/** Whether the quota window the pause waited for has reset (the service clock is past it). */
+async function windowReset(governor: Governor): Promise<boolean> {
+  const s = await governor.status();
+  return s.resetAt === null || s.resetAt.getTime() <= Date.now() + s.clockOffsetMs;
 }

@@ -12,7 +12,7 @@ import type { Frontier } from './frontier.ts';
  * Every pause waits for a reset: the quota window resets at midnight UTC and the spec puts
  * its end on every response (X-RateLimit-Reset); the per-day cent cap also waits for the
  * service's midnight. So a pause that ends is a new day, and one pass per pause is at most one
- * pass per day. (The clocks cannot tell it better: the local one may be skewed, and the
+ * pass per day, unless a quota recheck ended it early (sameWindow). (The clocks cannot tell it better: the local one may be skewed, and the
  * service's offset is only as fresh as the last response before the pause.)
  */
 export class ResetRewalk {
@@ -27,6 +27,11 @@ export class ResetRewalk {
   /** A pause began (may be told more than once per pause). */
   paused(): void {
     this.pausing = true;
+  }
+
+  /** The pause ended before the window reset (a recheck found quota): no new day, no pass. */
+  sameWindow(): void {
+    this.pausing = false;
   }
 
   /** The pause ended: the walk jobs to run before anything else. */

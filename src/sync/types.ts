@@ -48,6 +48,8 @@ export interface SyncTick {
   quotaRemaining: number | null;
   pausedUntil: Date | null;
   elapsedMs: number;
+  /** Of elapsedMs, the time spent in quota pauses (the current one included). */
+  pausedMs: number;
 }
 
 /** A run as the open stage leaves it: its row in sync_runs is 'running', the warehouse is ours. */

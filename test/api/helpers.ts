@@ -60,6 +60,9 @@ export class ScriptedGovernor implements Governor {
     this.admitted.push(ticket);
     return { ok: true, ticket };
   }
+  async recheck(endpoint: EndpointName): Promise<Admission> {
+    return this.admit(endpoint);
+  }
   async settle(ticket: CallTicket, outcome: CallOutcome): Promise<void> {
     this.settled.push({ ticket, outcome });
   }

@@ -13,6 +13,7 @@ const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
   quotaRemaining: 5000,
   pausedUntil: null,
   elapsedMs: 10_000,
+  pausedMs: 0,
   ...over,
 });
 
@@ -33,6 +34,17 @@ describe('progress', () => {
     );
     const until = new Date('2030-01-02T00:00:00.000Z');
     expect(formatTick(tick({ pausedUntil: until }))).toMatch(/^paused until 2030-01-02T00:00:00\.000Z \| /);
+  });
+
+  test('the ETA counts the pause in force and does not grow while it lasts', () => {
+    const eta = (t: SyncTick) => /ETA (\S+)$/.exec(formatTick(t))?.[1];
+    // 10 jobs/s outside the pause, 200 jobs left: 20 s of work after a pause ending in 2 h.
+    const until = new Date(Date.now() + 2 * 3_600_000 + 30_000);
+    const at = (pausedMs: number) => tick({ pausedUntil: until, elapsedMs: 10_000 + pausedMs, pausedMs });
+    expect(eta(at(0))).toBe('2h00m');
+    // Ten minutes into the pause the end is no closer on this clock, and the rate did not drop.
+    expect(eta(at(600_000))).toBe('2h00m');
+    expect(eta(tick({ elapsedMs: 610_000, pausedMs: 600_000 }))).toBe('20s');
   });
 
   test('on a terminal one line redrawn in place, cleared at the end; otherwise a plain line every 10 s', () => {

@@ -46,7 +46,13 @@ describe('loadConfig', () => {
     expect(config.baseUrl).toBeNull();
     expect(config.dbPath).toBe('data/fragsync.duckdb');
     expect(config.objective).toBe('cents');
-    expect(config.quota).toEqual({ reserveCalls: 0, reservePercent: 0, wait: true, resumeJitterMs: 5000 });
+    expect(config.quota).toEqual({
+      reserveCalls: 0,
+      reservePercent: 0,
+      wait: true,
+      resumeJitterMs: 5000,
+      recheckMs: 60_000,
+    });
     expect(config.datasets.reviews.mode).toBe('all');
     expect(config.datasets.reviewDigest).toBe(false);
   });

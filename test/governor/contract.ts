@@ -82,6 +82,42 @@ export function governorContract(name: string, make: GovernorFactory): void {
       expect(await gov.admit('search')).toMatchObject({ ok: false, reason: 'busy' });
     });
 
+    it('rechecks during a pause: one at a time, one per interval; a raised quota ends the pause', async () => {
+      const { gov, clock } = await setup();
+      expect(await gov.recheck('listAccords', 5_000)).toMatchObject({ ok: false, reason: 'busy' });
+      await gov.settle(await admitOk(gov), outcome(429, { limit: 100, resetAtMs: RESET }));
+      const first = await gov.recheck('listAccords', 5_000);
+      if (!first.ok) throw new Error(first.message);
+      // One in flight: neither a second recheck nor an ordinary call.
+      expect(await gov.recheck('listAccords', 5_000)).toMatchObject({ ok: false, reason: 'paused' });
+      expect(await gov.admit('search')).toMatchObject({ ok: false, reason: 'paused' });
+      await gov.settle(first.ticket, outcome(429, { limit: 100, remaining: 0, resetAtMs: RESET }));
+      expect(await gov.status()).toMatchObject({ remaining: 0, pausedUntil: new Date(RESET + JITTER) });
+      clock.advance(4_999);
+      const early = await gov.recheck('listAccords', 5_000);
+      expect(early).toMatchObject({ ok: false, reason: 'paused', until: new Date(T0 + 5_000) });
+      clock.advance(1);
+      const second = await gov.recheck('listAccords', 5_000);
+      if (!second.ok) throw new Error(second.message);
+      // The quota was raised to 1000 with 400 used: remaining goes UP within the same window.
+      await gov.settle(second.ticket, outcome(200, { limit: 1000, remaining: 600, resetAtMs: RESET }));
+      expect(await gov.status()).toMatchObject({ remaining: 600, limit: 1000, pausedUntil: null });
+      await admitOk(gov);
+      expect(await gov.recheck('listAccords', 5_000)).toMatchObject({ ok: false, reason: 'busy' });
+      expect((await gov.status()).centsThisRun).toBe(3);
+    });
+
+    it('a recheck that finds no more than the reserve keeps the pause', async () => {
+      const { gov } = await setup();
+      await learn(gov, 10); // limit 100: reserve 10, so this pauses
+      const r = await gov.recheck('listAccords', 1_000);
+      if (!r.ok) throw new Error(r.message);
+      await gov.settle(r.ticket, outcome(200, { limit: 100, remaining: 10, resetAtMs: RESET }));
+      expect(await gov.status()).toMatchObject({ remaining: 10, pausedUntil: new Date(RESET + JITTER) });
+      // An ordinary answer is still read as before: the lowest of the window.
+      expect(await gov.admit('search')).toMatchObject({ ok: false, reason: 'paused' });
+    });
+
     it('a 429 pauses until the reset it names and sets remaining to 0', async () => {
       const { gov, clock } = await setup();
       const probe = await admitOk(gov);

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
+import type { Ledger } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from './ground-truth.ts';
 import { runTestSync } from './sync.ts';
@@ -113,12 +114,12 @@ export async function cleanRunCalls(
   start: () => Promise<Simulator>,
   dbPath: string,
   configPath: string,
-): Promise<{ calls: number; cents: number }> {
+): Promise<{ calls: number; cents: number; ledger: Ledger }> {
   const sim = await start();
   try {
     const s = await runTestSync({ baseUrl: sim.url, dbPath, flags: { config: configPath } });
     expect(s.status).toBe('completed');
-    return { calls: sim.ledger().calls, cents: sim.ledger().cents };
+    return { calls: sim.ledger().calls, cents: sim.ledger().cents, ledger: sim.ledger() };
   } finally {
     await sim.close();
   }
@@ -168,5 +169,14 @@ export class LogWatch extends Array<string> {
       }
     }
     return super.push(...items);
+  }
+}
+
+/** Resolves once `ok()` holds (looked at every 20 ms); fails after `timeoutMs`, naming `what`. */
+export async function waitFor(what: string, ok: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

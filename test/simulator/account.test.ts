@@ -138,12 +138,24 @@ describe('control endpoints', () => {
     const clock = await post('/_sim/advance-day', { churn: false });
     expect(clock.json.remaining).toBe(10);
     expect((await post('/_sim/top-up', { cents: 100 })).json.balanceCents).toBe(1e9 + 100);
+    // The owner raises the allowance mid-day: the 10 already granted today stay, 15 more now.
+    await post('/_sim/remaining', { remaining: 0 });
+    const raised = await post('/_sim/limit', { limit: 25 });
+    expect(raised.json).toMatchObject({ limit: 25, remaining: 15 });
+    const after = await call(sim, '/v1/accords');
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-ratelimit-limit')).toBe('25');
+    expect(after.headers.get('x-ratelimit-remaining')).toBe('14');
+    expect((await post('/_sim/limit', { limit: 5 })).json).toMatchObject({ limit: 5, remaining: 0 });
+    expect((await post('/_sim/limit', { limit: -1 })).status).toBe(400);
+    await post('/_sim/limit', { limit: 10 });
+    await post('/_sim/advance-day', { churn: false });
     expect((await post('/_sim/faults', { errorRate: 1 })).json.faults.errorRate).toBe(1);
     expect((await call(sim, '/v1/accords')).status).toBe(500);
     await post('/_sim/faults', { errorRate: 0 });
     expect((await post('/_sim/faults', { errorRate: 2 })).status).toBe(400);
     const ledger = await call(sim, '/_sim/ledger', { key: null });
-    expect(ledger.json.calls).toBe(2);
+    expect(ledger.json.calls).toBe(3);
     const truth = await call(sim, '/_sim/truth', { key: null });
     expect(truth.json.fragrances).toHaveLength(20);
     const id = truth.json.fragrances[0].id;

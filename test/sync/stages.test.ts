@@ -131,6 +131,7 @@ class ScriptedDriver implements QueueDriver {
   pausedUntil() {
     return null;
   }
+  async resume() {}
   async counts() {
     return { waiting: 0, active: 0, delayed: 0 };
   }

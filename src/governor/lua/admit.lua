@@ -4,6 +4,9 @@
 --   ARGV[6] ticket TTL (ms)        ARGV[7] reserveCalls       ARGV[8] reservePercent
 --   ARGV[9] maxCentsPerRun ('' = none)   ARGV[10] maxCentsPerDay ('' = none)
 --   ARGV[11] jitter (ms) to use if this call begins a pause
+--   ARGV[12] recheck interval (ms), '' for an ordinary admit: admit one call that re-reads the
+--            quota during a pause (governor/types.ts, recheck): refused 'busy' when no pause is in
+--            force, 'paused' (until the next one is due) while one is in flight or too recent
 -- Returns {'ok'} or {'refused', reason, untilLocalMs|'', spentCents, inFlightCents, capCents|'',
 --   inFlight, remaining|'', reserve, pauseStarted '1'|'0'}.
 local cost = tonumber(ARGV[4])
@@ -14,6 +17,7 @@ local reserve_percent = tonumber(ARGV[8])
 local max_run = num(ARGV[9])
 local max_day = num(ARGV[10])
 local jitter_ms = tonumber(ARGV[11])
+local recheck_ms = num(ARGV[12])
 
 load_state()
 housekeeping()
@@ -36,15 +40,26 @@ if max_day ~= nil and day_cents + cents + cost > max_day then
   local next_midnight = (math.floor(service_now / DAY_MS) + 1) * DAY_MS
   return refuse('day_budget', next_midnight - OFF, day_cents, max_day, false)
 end
-if S.pauseUntil ~= nil then
+if recheck_ms ~= nil then
+  if S.pauseUntil == nil then return refuse('busy', nil, run_cents, nil, false) end
+  local due = math.max((S.probeAt or -recheck_ms) + recheck_ms, service_now)
+  local in_flight_probe = S.probe ~= nil and redis.call('ZSCORE', KEYS[2], S.probe)
+  if in_flight_probe or due > service_now then
+    return refuse('paused', math.min(due - OFF, local_pause_end()), run_cents, nil, false)
+  end
+  S.probe = ticket_id
+  S.probeAt = service_now
+elseif S.pauseUntil ~= nil then
   return refuse('paused', local_pause_end(), run_cents, nil, false)
 end
-if S.remaining ~= nil and S.remaining <= reserve then
+if recheck_ms == nil and S.remaining ~= nil and S.remaining <= reserve then
   local started = start_pause(pause_target(service_now), jitter_ms)
   return refuse('paused', local_pause_end(), run_cents, nil, started)
 end
 local headroom
-if S.remaining == nil then
+if recheck_ms ~= nil then
+  headroom = 1
+elseif S.remaining == nil then
   -- Unknown remaining (first call of a window): one probe at a time learns it.
   headroom = 1 - count
 else

@@ -2,7 +2,9 @@
 -- Every script gets the same KEYS and the first three ARGV:
 --   KEYS[1] <prefix>:gov:state    hash: limit, remaining, resetAt (service ms), pauseUntil
 --                                 (service ms), pauseJitter (ms), offset (service - local ms of
---                                 the last process that measured one), runId
+--                                 the last process that measured one), runId, probe (the ticket
+--                                 id of the recheck in flight during a pause), probeAt (service
+--                                 ms the last recheck was admitted)
 --   KEYS[2] <prefix>:gov:inflight zset: ticket id scored by its expiry (service ms)
 --   KEYS[3] <prefix>:gov:tickets  hash: ticket id -> cents held
 --   KEYS[4] <prefix>:gov:expired  zset: tickets charged at expiry (service ms), kept one day so
@@ -48,15 +50,18 @@ local function load_state()
   S.pauseJitter = num(t.pauseJitter) or 0
   S.offset = num(t.offset) or 0
   S.runId = t.runId or ''
+  S.probe = t.probe
+  S.probeAt = num(t.probeAt)
   OFF = CALLER_OFFSET or S.offset
 end
 
 local function save_state()
-  local fields = { 'limit', 'remaining', 'resetAt', 'pauseUntil', 'pauseJitter', 'offset' }
+  local fields = { 'limit', 'remaining', 'resetAt', 'pauseUntil', 'pauseJitter', 'offset', 'probeAt' }
   for _, f in ipairs(fields) do
     if S[f] == nil then redis.call('HDEL', KEYS[1], f) else redis.call('HSET', KEYS[1], f, str(S[f])) end
   end
   redis.call('HSET', KEYS[1], 'runId', S.runId)
+  if S.probe == nil then redis.call('HDEL', KEYS[1], 'probe') else redis.call('HSET', KEYS[1], 'probe', S.probe) end
 end
 
 -- Civil date of a UTC day number (H. Hinnant's days-to-civil algorithm).

@@ -7,7 +7,8 @@
 -- Rules: remaining is the lowest value seen in the window named by its reset; a later reset
 -- starts a new window; a response from a window already over is ignored. A 429 or remaining at
 -- the reserve pauses everyone until the reset (60 s when no reset is known).
--- Returns {pauseStarted '1'|'0', pauseEndLocalMs|'', remaining|'', limit|''}.
+-- Returns {pauseStarted '1'|'0'|'ended' (a recheck ended it), pauseEndLocalMs|'', remaining|'',
+--   limit|''}.
 local ticket_id = ARGV[4]
 local cost = tonumber(ARGV[5])
 local status = tonumber(ARGV[6])
@@ -38,6 +39,20 @@ local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ti
 if not charged_at_expiry then charge(cost, service_now) end
 
 if limit ~= nil then S.limit = limit end
+-- A recheck answered (see admit.lua): its remaining is news (the quota may have been raised),
+-- not one more reading to take the lowest of; more than the reserve ends the pause.
+local recheck = S.probe == ticket_id
+if recheck then S.probe = nil end
+if recheck and status >= 200 and status < 300 and (reset == nil or reset > service_now) then
+  if reset ~= nil and (S.resetAt == nil or reset >= S.resetAt) then S.resetAt = reset end
+  S.remaining = remaining
+  if remaining == nil or remaining > reserve_for(reserve_calls, reserve_percent) then
+    S.pauseUntil = nil
+    S.pauseJitter = nil
+    save_state()
+    return { 'ended', '', str(S.remaining), str(S.limit) }
+  end
+end
 if reset ~= nil and reset > service_now then
   if S.resetAt == nil or reset > S.resetAt then
     S.resetAt = reset

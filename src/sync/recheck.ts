@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import type { FragranceClient } from '../api/client.ts';
+import type { Governor } from '../governor/types.ts';
+
+export interface QuotaRecheckOptions {
+  governor: Governor;
+  /** The sync's client: the recheck's call is journaled and ledgered like any other. */
+  client: FragranceClient;
+  /** quota.recheckMs: one check per this interval at most, across every process of the run. */
+  intervalMs: number;
+  log: Logger;
+  /** The governor's pause ended early: the driver takes jobs again (QueueDriver.resume). */
+  resume(): Promise<void>;
+}
+
+/**
+ * While a quota pause is in force, read the account's quota again every interval instead of
+ * trusting the reset alone: the account's owner may raise the quota (or another application
+ * stop spending) hours before it. The spec offers no free account or usage endpoint, and every
+ * answer, a 429 included, carries the X-RateLimit headers; so a check is one GET /v1/accords
+ * with limit 1, the cheapest call (1 cent, one quota unit when answered 200, its answer the
+ * smallest), admitted by the governor's recheck (one at a time, one per interval in every
+ * process) and never retried. A 429 leaves the pause as it was; an answer with more than the
+ * reserve left ends it in the governor, and then here in the driver.
+ */
+export class QuotaRecheck {
+  private timer: NodeJS.Timeout | null = null;
+  private checking = false;
+  private stopped = false;
+  /** Rechecks sent (each one request, recorded in api_calls). */
+  sent = 0;
+
+  constructor(private readonly opts: QuotaRecheckOptions) {}
+
+  /** A pause began (or was seen): the first check comes one interval later. */
+  paused(): void {
+    if (this.timer === null && !this.checking && !this.stopped) this.schedule(this.opts.intervalMs);
+  }
+
+  /** The pause ended (reset or recheck): no more checks until the next one. */
+  resumed(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.resumed();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.check();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async check(): Promise<void> {
+    const { governor, intervalMs, log } = this.opts;
+    this.checking = true;
+    let next: number | null = intervalMs;
+    try {
+      const a = await governor.recheck('listAccords', intervalMs);
+      if (!a.ok) {
+        // 'busy': no pause any more. 'paused': another process checked lately, or one is in
+        // flight: look again when the next one is due. A cent cap: the run is stopping anyway.
+        next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;
+        if (a.reason !== 'busy' && a.reason !== 'paused') next = intervalMs;
+        return;
+      }
+      this.sent++;
+      const res = await this.opts.client
+        .withTicket(a.ticket)
+        .listAccords({ page: 1, limit: 1 })
+        .catch((err: unknown) => ({ err }));
+      if ((await governor.pausedUntil()) !== null) {
+        log.info(
+          { rechecks: this.sent, ...('err' in res ? {} : { remaining: res.rateLimit.remaining }) },
+          'quota recheck: still paused',
+        );
+        return;
+      }
+      next = null;
+      log.info({ rechecks: this.sent }, 'quota recheck found quota left: resuming before the reset');
+      await this.opts.resume();
+    } catch (err) {
+      log.warn({ err }, 'quota recheck failed; trying again at the next interval');
+    } finally {
+      this.checking = false;
+      if (next !== null) this.schedule(next);
+    }
+  }
+}
