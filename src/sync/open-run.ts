@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
+import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
@@ -31,6 +32,9 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     )) {
       await warehouse.finishRun(r.run_id, 'interrupted', started);
     }
+    // Before this run writes anything (a killed run's journal was replayed above: its rows
+    // are that run's), so the summary can say what this run added, changed and removed.
+    await takeBaseline(warehouse);
     await warehouse.startRun(runId, started);
     await governor.startRun(runId);
     const day = started.toISOString().slice(0, 10);

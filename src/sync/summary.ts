@@ -3,10 +3,18 @@ import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
 import { owedWork } from '../plan/owed.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
 import type { RunStatus } from '../domain/run.ts';
+
+/**
+ * full: everything was fetched (the first run, --full); incremental: only what changed or was
+ * owed. Set by whoever decides the run's mode (the nightly engine); 'full' until then.
+ */
+export type SummaryMode = 'full' | 'incremental';
 
 export interface SyncSummary {
   runId: string;
+  mode: SummaryMode;
   /** Why the run ended: the cause the command line turns into an exit code. */
   status: RunStatus;
   message: string | null;
@@ -17,11 +25,19 @@ export interface SyncSummary {
   failedCalls: number;
   failedCents: number;
   byEndpoint: { endpoint: string; calls: number; cents: number }[];
+  /** Rows per contract table after the run. */
   rows: Record<string, number>;
+  /**
+   * What this run did: rows added, changed and removed per data table, and the items those
+   * rows belong to (warehouse/run-changes.ts); null when the run took no baseline.
+   */
+  changes: RunChanges | null;
   /** The cheapest possible full sync of the mirrored catalogue (docs/cost-model.md). */
   minimum: Cost;
-  /** cents / minimum.cents. */
+  /** cents / minimum.cents, on full runs only: against an incremental run it means nothing. */
   costRatio: number | null;
+  /** Incremental runs: cents per item (fragrance, brand, ...) this run added, changed or removed. */
+  centsPerChangedItem: number | null;
   pausedUntil: Date | null;
   failures: { terminal: number; transient: number; internal: number };
   owedJobs: { waiting: number; active: number; delayed: number };
@@ -45,6 +61,8 @@ export interface SummaryInput {
   internalFailures: number;
   loaded: Record<string, number>;
   owedJobs: { waiting: number; active: number; delayed: number };
+  /** Default 'full'. */
+  mode?: SummaryMode;
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
@@ -61,6 +79,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     const [r] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
     rows[table] = Number(r?.n ?? 0);
   }
+  const changes = await runChanges(wh);
   const minimum = await catalogueMinimum(wh, input.config);
   let owed: SyncSummary['owed'] = null;
   if (input.status !== 'completed') {
@@ -70,8 +89,11 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   }
   const calls = byEndpoint.reduce((s, e) => s + Number(e.calls), 0);
   const cents = byEndpoint.reduce((s, e) => s + Number(e.cents), 0);
+  const mode = input.mode ?? 'full';
+  const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
   return {
     runId: input.runId,
+    mode,
     status: input.status,
     message: input.stopMessage,
     durationMs: Date.now() - input.started.getTime(),
@@ -85,8 +107,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
       cents: Number(e.cents),
     })),
     rows,
+    changes,
     minimum,
-    costRatio: minimum.cents > 0 ? cents / minimum.cents : null,
+    costRatio: mode === 'full' && minimum.cents > 0 ? cents / minimum.cents : null,
+    centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
     failures: {
       terminal: input.terminalFailures,
@@ -136,19 +160,23 @@ export function formatSummary(s: SyncSummary): string {
     lines.push(
       `still owed in this cycle: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)}`,
     );
-  lines.push(
-    `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +
-      (s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''),
-  );
+  if (s.mode === 'full')
+    lines.push(
+      `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +
+        (s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''),
+    );
+  else {
+    const items = s.changes ? Object.values(s.changes.items).reduce((a, b) => a + b, 0) : 0;
+    const per = s.centsPerChangedItem === null ? '' : `   ${s.centsPerChangedItem.toFixed(2)} cents per item`;
+    lines.push(`incremental run: ${items} items new, changed or removed${per}`);
+  }
   if (s.byEndpoint.length > 0) {
     const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
     lines.push('', `${'endpoint'.padEnd(w)}  ${'calls'.padStart(8)}  ${'cents'.padStart(8)}`);
     for (const e of s.byEndpoint)
       lines.push(`${e.endpoint.padEnd(w)}  ${String(e.calls).padStart(8)}  ${String(e.cents).padStart(8)}`);
   }
-  const tw = Math.max(...Object.keys(s.rows).map((t) => t.length));
-  lines.push('', `${'table'.padEnd(tw)}  ${'rows'.padStart(9)}`);
-  for (const [t, n] of Object.entries(s.rows)) lines.push(`${t.padEnd(tw)}  ${String(n).padStart(9)}`);
+  lines.push('', ...tableLines(s));
   if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {
     lines.push(
       '',
@@ -156,4 +184,21 @@ export function formatSummary(s: SyncSummary): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Rows per table after the run, and what this run added, changed and removed in each. */
+function tableLines(s: SyncSummary): string[] {
+  const tw = Math.max(...Object.keys(s.rows).map((t) => t.length));
+  const c = s.changes?.tables;
+  const num = (n: number | undefined, w: number) => (n === undefined ? '' : String(n)).padStart(w);
+  const head = `${'table'.padEnd(tw)}  ${'rows'.padStart(9)}`;
+  const out = [
+    c ? `${head}  ${'added'.padStart(8)}  ${'changed'.padStart(8)}  ${'removed'.padStart(8)}` : head,
+  ];
+  for (const [t, n] of Object.entries(s.rows)) {
+    const line = `${t.padEnd(tw)}  ${String(n).padStart(9)}`;
+    const d = c?.[t];
+    out.push(d ? `${line}  ${num(d.added, 8)}  ${num(d.changed, 8)}  ${num(d.removed, 8)}` : line);
+  }
+  return out;
 }
