@@ -19,8 +19,50 @@ const errno = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? '
  */
 export function ensureWritableDir(dir: string, what: string): string {
   const target = resolve(dir);
-  const fail = (path: string, reason: string): ConfigError =>
-    new ConfigError(`cannot use ${path} (${what}): ${reason}`, { key: what, path });
+  const fail = failure(what);
+  const { missing } = walkUp(target, fail);
+  for (const p of missing) {
+    try {
+      mkdirSync(p);
+    } catch (err) {
+      // Another process may have created it meanwhile.
+      if (errno(err) === 'EEXIST' && statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
+      throw fail(p, `cannot create the folder (${errno(err)})`);
+    }
+  }
+  const refused = probeError(target);
+  if (refused) throw fail(target, `cannot create files in it (${refused})`);
+  return target;
+}
+
+/**
+ * The same question as ensureWritableDir without creating anything that stays: could `dir`
+ * be created and written? The nearest folder that exists is tried with a real file (made and
+ * removed at once). For commands that only read (plan), so that a path no sync could use
+ * fails the same way there, and a path a first sync would create plans as empty.
+ */
+export function checkCreatableDir(dir: string, what: string): void {
+  const target = resolve(dir);
+  const fail = failure(what);
+  const { existing, missing } = walkUp(target, fail);
+  const refused = probeError(existing);
+  if (!refused) return;
+  // The first folder that would have to be created is the one named (as ensureWritableDir does).
+  const first = missing[0];
+  throw first
+    ? fail(first, `cannot create the folder (${refused})`)
+    : fail(target, `cannot create files in it (${refused})`);
+}
+
+function failure(what: string): (path: string, reason: string) => ConfigError {
+  return (path, reason) => new ConfigError(`cannot use ${path} (${what}): ${reason}`, { key: what, path });
+}
+
+/** The nearest folder of `target` that exists, and the missing ones below it, top first. */
+function walkUp(
+  target: string,
+  fail: (path: string, reason: string) => ConfigError,
+): { existing: string; missing: string[] } {
   const missing: string[] = [];
   for (let p = target; ;) {
     let isDir: boolean;
@@ -37,23 +79,18 @@ export function ensureWritableDir(dir: string, what: string): string {
       continue;
     }
     if (!isDir) throw fail(p, 'it is a file, not a folder');
-    break;
+    return { existing: p, missing };
   }
-  for (const p of missing) {
-    try {
-      mkdirSync(p);
-    } catch (err) {
-      // Another process may have created it meanwhile.
-      if (errno(err) === 'EEXIST' && statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
-      throw fail(p, `cannot create the folder (${errno(err)})`);
-    }
-  }
-  const probe = join(target, `.fragsync-probe-${process.pid}-${randomUUID().slice(0, 8)}`);
+}
+
+/** Why no file can be created in `dir` (tried for real, then removed), or null if one can. */
+function probeError(dir: string): string | null {
+  const probe = join(dir, `.fragsync-probe-${process.pid}-${randomUUID().slice(0, 8)}`);
   try {
     closeSync(openSync(probe, 'wx'));
   } catch (err) {
-    throw fail(target, `cannot create files in it (${errno(err)})`);
+    return errno(err);
   }
   rmSync(probe, { force: true });
-  return target;
+  return null;
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -108,6 +109,32 @@ describe('paths that cannot be used fail fast', () => {
   it('--config under /proc', async () => {
     const r = await fragsync(['sync', ...noService, '--db', db, '--config', '/proc/x/fragsync.json']);
     expectRefused(r, 'sync', '/proc/x/fragsync.json');
+  });
+});
+
+describe('commands that only read the warehouse', () => {
+  it('query and plan --db under /proc: one line naming the path, exit 2', async () => {
+    for (const path of ['/proc/x/y.duckdb', '/proc/y.duckdb']) {
+      const folder = path === '/proc/y.duckdb' ? '/proc' : '/proc/x';
+      expectRefused(await fragsync(['query', '--db', path, 'SELECT 1']), 'query', path);
+      expectRefused(await fragsync(['plan', '--db', path]), 'plan', folder);
+    }
+  });
+
+  it('plan --db that is a folder or not a DuckDB file exits 2, not 1', async () => {
+    const folder = join(dir.path, 'plan-folder.duckdb');
+    await mkdir(folder);
+    expectRefused(await fragsync(['plan', '--db', folder]), 'plan', folder);
+    const garbage = join(dir.path, 'plan-garbage.duckdb');
+    await writeFile(garbage, 'not a database '.repeat(500));
+    expectRefused(await fragsync(['plan', '--db', garbage]), 'plan', garbage);
+  });
+
+  it('plan --db in folders a first sync would create: the plan of a first sync, nothing created', async () => {
+    const path = join(dir.path, 'new', 'folder', 'first.duckdb');
+    const r = await fragsync(['plan', '--db', path]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(existsSync(join(dir.path, 'new'))).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
-import { ensureWritableDir } from '../../src/util/writable-dir.ts';
+import { checkCreatableDir, ensureWritableDir } from '../../src/util/writable-dir.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 let dir: { path: string; cleanup(): Promise<void> };
@@ -55,5 +55,30 @@ describe('ensureWritableDir', () => {
       `cannot use ${file} (dbPath): it is a file, not a folder`,
     );
     expect(existsSync(join(file, 'sub'))).toBe(false);
+  });
+});
+
+describe('checkCreatableDir (for commands that only read)', () => {
+  it('accepts a folder a sync could create, and creates nothing', () => {
+    const deep = join(dir.path, 'not', 'yet');
+    checkCreatableDir(deep, 'dbPath');
+    expect(existsSync(join(dir.path, 'not'))).toBe(false);
+    // Nor leaves its probe file in the folder it tried.
+    expect(readdirSync(dir.path).filter((f) => f.startsWith('.fragsync-probe'))).toEqual([]);
+  });
+
+  it('refuses what ensureWritableDir refuses, with the same line', () => {
+    const file = join(dir.path, 'another-file');
+    writeFileSync(file, 'x');
+    for (const path of ['/proc/fragsync-no/such', '/proc', join(file, 'sub')]) {
+      let err: unknown = null;
+      try {
+        checkCreatableDir(path, 'dbPath');
+      } catch (e) {
+        err = e;
+      }
+      expect(err, path).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toBe(failure(path).message);
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { oneLine } from '../../errors.ts';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, oneLine } from '../../errors.ts';
 import { formatPlan } from '../../plan/format.ts';
 import { buildPlan, type QuotaSnapshot } from '../../plan/plan.ts';
 import { emptySyncState } from '../../warehouse/state-types.ts';
+import { checkCreatableDir } from '../../util/writable-dir.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -20,7 +22,15 @@ export async function run(input: CommandInput): Promise<number> {
   let state = emptySyncState();
   let quota: QuotaSnapshot | null = null;
   let centsToday = 0;
-  if (existsSync(config.dbPath)) {
+  if (!existsSync(config.dbPath)) {
+    // No warehouse yet plans a first sync, unless no sync could ever create it there.
+    try {
+      checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
+    } catch (err) {
+      console.error(`fragsync plan: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
+      return EXIT.badInput;
+    }
+  } else {
     try {
       // Loaded lazily so that an absent warehouse file never pays for DuckDB.
       const { Warehouse } = await import('../../warehouse/warehouse.ts');
@@ -33,6 +43,11 @@ export async function run(input: CommandInput): Promise<number> {
         await wh.close();
       }
     } catch (err) {
+      // A folder or a file that is not a warehouse is the user's setup (exit 2), as for sync.
+      if (err instanceof ConfigError) {
+        console.error(`fragsync plan: ${err.message}`);
+        return EXIT.badInput;
+      }
       console.error(`fragsync plan: cannot read the warehouse ${config.dbPath}: ${oneLine(err)}`);
       return EXIT.unexpected;
     }
