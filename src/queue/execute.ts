@@ -55,6 +55,12 @@ export async function execute(
     const result = await runJob(ctx, job.spec.kind, job.spec.payload);
     return { outcome: { type: 'done', job, result, calls }, action: null };
   } catch (err) {
+    // Aborted because the run stops (a refused key, a journal that cannot be written): not a
+    // failure of the item, which stays owed; only the calls it made are reported.
+    if (signal.aborted) {
+      jobLog().debug('job aborted: the run stops');
+      return { outcome: { type: 'requeued', job, calls }, action: null };
+    }
     const action = decide(err, attempt);
     switch (action.action) {
       case 'pause':

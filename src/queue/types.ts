@@ -18,7 +18,10 @@ export type JobOutcome =
   | { type: 'done'; job: QueuedJob; result: JobResult; calls: ApiCallItem[] }
   /** Terminal for this job: recorded as failed, the run goes on. */
   | { type: 'failed'; job: QueuedJob; reason: string; code: string; calls: ApiCallItem[] }
-  /** The job goes back to waiting (quota pause, transient retry); only its calls are reported. */
+  /**
+   * The job goes back to waiting (quota pause, transient retry), or was aborted because the
+   * run stops (it stays owed); only its calls are reported.
+   */
   | { type: 'requeued'; job: QueuedJob; calls: ApiCallItem[] }
   /** The run must stop (budget, 402, 401, quota with --no-wait); the job stays owed. */
   | { type: 'stop'; job: QueuedJob; reason: StopReason; message: string; calls: ApiCallItem[] }

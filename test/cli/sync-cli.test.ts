@@ -113,6 +113,14 @@ describe('fragsync sync on the command line', () => {
     expect(r.code).toBe(EXIT.unauthorized);
     expect(r.stderr).toMatch(/401|unauthori[sz]ed/i);
     expect(r.stdout + r.stderr).not.toContain(secret);
+    // One warning, the refusal: the jobs aborted with it are neither failures nor bugs.
+    const warnings = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; code?: string })
+      .filter((l) => l.level >= 40);
+    expect(warnings.map((w) => w.msg)).toEqual([expect.stringMatching(/^UNAUTHORIZED: .*HTTP 401/)]);
+    expect(r.stderr).not.toMatch(/operation was aborted|INTERNAL/);
     // The requests aborted with the refused key are not recorded as failed items.
     const q = await fragsync([
       'query',
