@@ -139,6 +139,15 @@ export const ConfigSchema = z.strictObject({
       .number({ error: POS_INT })
       .int({ error: POS_INT })
       .min(1000, { error: 'must be at least 1000' }),
+    /**
+     * The run lease, in ms (src/queue/lease.ts): the sync renews it every third of this; once
+     * a killed sync's lease lapsed, workers abort its jobs. A dead run costs about this long of
+     * calls beyond those in flight; a sync whose thread stalls longer pauses its own workers.
+     */
+    leaseMs: z
+      .number({ error: POS_INT })
+      .int({ error: POS_INT })
+      .min(1000, { error: 'must be at least 1000' }),
   }),
   loader: z.strictObject({
     /** Items per warehouse transaction (count). */

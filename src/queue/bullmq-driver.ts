@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, startFetchWorker, type RunInfo } from './fetch-worker.ts';
+import { cancelPrevious, RunLease } from './lease.ts';
 import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 export interface BullmqDriverOptions {
@@ -25,6 +26,8 @@ export interface BullmqDriverOptions {
   spoolDir: string;
   /** How long a worker's job lock lasts, in ms: a killed worker's jobs are taken over after it. */
   lockMs: number;
+  /** The run lease's length in ms (queue/lease.ts): a killed sync's jobs stop within about this long. */
+  leaseMs: number;
   wait: boolean;
   onOutcome: OutcomeHandler;
   onPause?: (until: Date) => void;
@@ -55,14 +58,28 @@ export class BullmqDriver implements QueueDriver {
     private readonly loadWorker: Worker,
     private readonly loadConnection: Redis,
     private readonly fetchWorker: { settle(): Promise<void>; close(): Promise<void> } | null,
+    private readonly lease: RunLease,
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
+    let driver: BullmqDriver | null = null;
+    const { lease, waitedFor } = await RunLease.take({
+      redis: opts.connection,
+      prefix: opts.prefix,
+      runId: opts.runId,
+      leaseMs: opts.leaseMs,
+      log: opts.log,
+      onLost: () => void driver?.stop(),
+    });
+    const previous = await opts.connection.get(runInfoKey(opts.prefix));
     await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(runInfo(opts)));
     const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-    // Jobs a previous run left waiting are re-planned from the warehouse: drop them.
-    await fetchQueue.drain(true);
-    await fetchQueue.resume();
+    await cancelPrevious(
+      fetchQueue,
+      previous ? (JSON.parse(previous) as RunInfo).runId : waitedFor,
+      waitedFor !== null,
+      opts.log,
+    );
     let created: (d: BullmqDriver) => void = () => undefined;
     const ready = new Promise<BullmqDriver>((resolve) => (created = resolve));
     const loadConnection = opts.connection.duplicate();
@@ -89,11 +106,12 @@ export class BullmqDriver implements QueueDriver {
           log: opts.log,
           spoolDir: opts.spoolDir,
           lockMs: opts.lockMs,
+          leaseMs: opts.leaseMs,
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
     const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-    const driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker);
+    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, lease);
     created(driver);
     driver.watchPause();
     return driver;
@@ -163,8 +181,13 @@ export class BullmqDriver implements QueueDriver {
    * emptied into onOutcome.
    */
   async settle(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    // Jobs still in hand anywhere are a cancelled run's, aborted within a lease: their calls
+    // come in their reports, which the ledger waits for.
+    while (Date.now() < deadline && ((await this.fetchQueue.getJobCounts('active')).active ?? 0) > 0)
+      await new Promise((r) => setTimeout(r, 100));
     await this.fetchWorker?.settle();
-    await this.loadQueueEmpty(Date.now() + 30_000);
+    await this.loadQueueEmpty(deadline);
   }
 
   private async loadQueueEmpty(deadline: number): Promise<void> {
@@ -205,6 +228,7 @@ export class BullmqDriver implements QueueDriver {
     await this.fetchQueue.drain(true);
     await this.fetchQueue.resume();
     await this.opts.connection.del(runInfoKey(this.opts.prefix));
+    await this.lease.release();
     await this.fetchQueue.close();
     await this.loadQueue.close();
   }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
+import { LeaseWatch } from './lease.ts';
 import { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
 
@@ -41,6 +42,8 @@ export interface FetchWorkerOptions {
   spoolDir: string;
   /** Job lock duration in ms: a dead worker's jobs go back to waiting after about this long. */
   lockMs: number;
+  /** The run lease's length in ms (queue/lease.ts): checked four times per lease. */
+  leaseMs: number;
 }
 
 /**
@@ -83,25 +86,48 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   });
   const report = async (outcome: JobOutcome) => spool.reported(outcome.calls, await add(outcome));
 
+  const lease = new LeaseWatch(opts);
+  const later = async (job: Job, token: string | undefined): Promise<never> => {
+    await job.moveToDelayed(Date.now() + opts.leaseMs, token);
+    throw new DelayedError();
+  };
+
   const processor = async (
     job: Job<QueuedJob & { attempt?: number }>,
     token?: string,
     signal?: AbortSignal,
   ) => {
     const data = job.data;
-    const ctx = await opts.depsFor(data.runId);
+    const holder = await lease.holderFor(data.runId);
+    // No live run (its sync died, or is between two renewals after a stall): the job waits;
+    // the next sync cancels it, or the run's renewed lease brings it back.
+    if (holder === null) return later(job, token);
+    const ctx = holder === data.runId ? await opts.depsFor(data.runId) : null;
     if (!ctx) {
       opts.log.warn({ job: job.id, runId: data.runId }, 'job of an unknown run dropped');
       return;
     }
     const attempt = (data.attempt ?? 0) + 1;
     processed++;
+    const lost = lease.track(job.id ?? '', data.runId);
     const { outcome, action } = await execute(
       { ...ctx.deps, spool },
       data,
       attempt,
-      signal ?? new AbortController().signal,
-    );
+      signal ? AbortSignal.any([signal, lost.signal]) : lost.signal,
+    ).finally(() => lease.untrack(job.id ?? ''));
+    if (lost.signal.aborted) {
+      // The run's lease lapsed with this job in hand: its calls reach the ledger (under their
+      // own run); the job waits for the run to come back, or for the next run to cancel it.
+      const now = await lease.holderFor(data.runId);
+      await report(
+        now === data.runId
+          ? { type: 'requeued', job: data, calls: outcome.calls }
+          : { type: 'ledger', runId: data.runId, calls: outcome.calls },
+      );
+      if (now === null || now === data.runId) return later(job, token);
+      return;
+    }
     if (action?.action === 'pause') {
       const paused = await opts.governor.pausedUntil();
       const until = paused ?? action.until ?? new Date(Date.now() + 60_000);
@@ -142,11 +168,13 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     stalledInterval: opts.lockMs,
   });
   worker.on('error', (err) => opts.log.error({ err: err.message }, 'fetch worker error'));
+  await lease.start(worker);
   return {
     worker,
     processed: () => processed,
     settle: () => spool.check(true),
     close: async () => {
+      lease.stop();
       await worker.close();
       await spool.close();
       await loadQueue.close();

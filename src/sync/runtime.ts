@@ -76,6 +76,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         localWorker: true,
         spoolDir: spoolFolder(config),
         lockMs: config.queue.lockMs,
+        leaseMs: config.queue.leaseMs,
         wait: config.quota.wait,
         onOutcome: ctx.onOutcome,
         onPause: ctx.onPause,

@@ -11,7 +11,7 @@ import {
 } from '../helpers/governed.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
-import { cleanPrefix, spoolBytes, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
+import { cleanPrefix, spoolBytes, startWorker, startWorkers } from '../helpers/worker-process.ts';
 
 /**
  * BullMQ faults (issue 14 item 10), against the simulator with 40 ms answers so that a run
@@ -43,10 +43,7 @@ describe('faults: BullMQ', () => {
     const redisUrl = inject('redisUrl');
     const prefix = uniquePrefix('fault-worker-kill');
     const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
-    const workers: WorkerProc[] = await Promise.all([
-      startWorker(redisUrl, prefix, args),
-      startWorker(redisUrl, prefix, args),
-    ]);
+    const workers = await startWorkers(2, redisUrl, prefix, args);
     const sim = await startSimulator(CATALOGUE);
     sim.setFaults({ latencyMs: LATENCY_MS });
     try {

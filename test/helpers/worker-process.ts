@@ -50,6 +50,16 @@ export async function startWorker(
   };
 }
 
+/** `n` worker processes with the same flags, once each waits for jobs. */
+export function startWorkers(
+  n: number,
+  redisUrl: string,
+  prefix: string,
+  extra: string[],
+): Promise<WorkerProc[]> {
+  return Promise.all(Array.from({ length: n }, () => startWorker(redisUrl, prefix, extra)));
+}
+
 /** Job attempts a stopped worker reported in its last line. */
 export function attemptsOf(w: WorkerProc): number {
   return Number(/after (\d+) job attempts/.exec(w.output.join(''))?.[1] ?? 0);

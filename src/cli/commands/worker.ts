@@ -76,6 +76,7 @@ export async function run(input: CommandInput): Promise<number> {
       log,
       spoolDir: spoolFolder(config),
       lockMs: config.queue.lockMs,
+      leaseMs: config.queue.leaseMs,
       depsFor: async (runId) => {
         const raw = await redis.get(runInfoKey(config.queue.prefix));
         if (!raw) return null;

@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ConfigError, FragsyncError } from '../errors.ts';
+
+/**
+ * A run's lease on its queue prefix. The sync process holds it and renews it; a sync killed
+ * with SIGKILL stops renewing, and within one lease (queue.leaseMs) the workers of every
+ * process see no live run: they stop taking jobs and abort the ones in hand
+ * (fetch-worker.ts), so a dead run costs the calls in flight plus one lease of throughput
+ * instead of its whole queue. The next sync takes the lease once it lapsed (a live holder
+ * renews it: that is another sync on the same prefix, refused).
+ */
+
+/**
+ * Of a lease of `leaseMs`: the key lives 60% of it, renewed every 20% (two renewals may be
+ * late before it lapses), and workers read it every 10%, so a killed sync's jobs are aborted
+ * at most about 70% of the lease after the kill, the rest being room for a busy machine.
+ */
+const ttlOf = (leaseMs: number) => Math.round(leaseMs * 0.6);
+const renewEvery = (leaseMs: number) => Math.max(50, Math.round(leaseMs * 0.2));
+export const checkEvery = (leaseMs: number) => Math.max(50, Math.round(leaseMs * 0.1));
+
+const SCRIPTS = {
+  hold: readFileSync(new URL('./lua/lease-hold.lua', import.meta.url), 'utf8'),
+  release: readFileSync(new URL('./lua/lease-release.lua', import.meta.url), 'utf8'),
+};
+
+export function leaseKey(prefix: string): string {
+  return `${prefix}:fragsync:lease`;
+}
+
+/** The run holding the lease now, or null (none, or its holder died a lease ago). */
+export async function leaseHolder(redis: Redis, prefix: string): Promise<string | null> {
+  return redis.get(leaseKey(prefix));
+}
+
+/** '' when held by `runId` now, else the id of the run that holds it. */
+async function hold(redis: Redis, prefix: string, runId: string, leaseMs: number): Promise<string> {
+  return String(await redis.eval(SCRIPTS.hold, 1, leaseKey(prefix), runId, ttlOf(leaseMs)));
+}
+
+export interface LeaseOptions {
+  redis: Redis;
+  prefix: string;
+  runId: string;
+  leaseMs: number;
+  log: Logger;
+  /** Another run took the lease while this one held it (it lapsed: this process was stalled). */
+  onLost(holder: string): void;
+}
+
+export class RunLease {
+  private timer: NodeJS.Timeout | null = null;
+  private lost = false;
+
+  private constructor(private readonly opts: LeaseOptions) {}
+
+  /**
+   * Take the lease, waiting for a previous holder's to lapse (a sync killed less than a
+   * lease ago). Resolves with the previous holder's id when there was one. A holder that keeps
+   * renewing is a live sync on this queue prefix: refused with one line.
+   */
+  static async take(opts: LeaseOptions): Promise<{ lease: RunLease; waitedFor: string | null }> {
+    const { redis, prefix, runId, leaseMs } = opts;
+    let waitedFor: string | null = null;
+    // Past one lease, a holder still there renewed it: it is alive.
+    const deadline = Date.now() + leaseMs;
+    for (;;) {
+      const holder = await hold(redis, prefix, runId, leaseMs);
+      if (holder === '') break;
+      if (waitedFor !== null && holder === waitedFor && Date.now() > deadline)
+        throw new ConfigError(
+          `queue prefix '${prefix}' is in use by run ${holder}, which is still running (another sync with this --queue-prefix): wait for it, or give this warehouse its own prefix`,
+          { prefix, holder },
+        );
+      if (holder !== waitedFor) opts.log.info({ holder }, 'waiting for the previous run lease to lapse');
+      waitedFor = holder;
+      await new Promise((r) => setTimeout(r, checkEvery(leaseMs)));
+    }
+    const lease = new RunLease(opts);
+    lease.timer = setInterval(() => void lease.renew(), renewEvery(leaseMs));
+    lease.timer.unref();
+    return { lease, waitedFor };
+  }
+
+  private async renew(): Promise<void> {
+    if (this.lost) return;
+    const { redis, prefix, runId, leaseMs } = this.opts;
+    // A Redis that is away or lost its data: the next renewal sets the lease again.
+    const holder = await hold(redis, prefix, runId, leaseMs).catch(() => '');
+    if (holder === '') return;
+    this.lost = true;
+    this.opts.log.error({ holder }, 'the run lease lapsed and another run took it: stopping');
+    this.opts.onLost(holder);
+  }
+
+  async release(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    const { redis, prefix, runId } = this.opts;
+    await redis.eval(SCRIPTS.release, 1, leaseKey(prefix), runId).catch(() => undefined);
+  }
+}
+
+/**
+ * What a worker knows of the run lease, read ten times per lease: with no
+ * live run the worker takes no jobs (a local pause), and the jobs in hand of a run that no
+ * longer holds the lease are aborted: requests on the wire end as calls without an answer,
+ * journaled in the spool as every call is.
+ */
+export class LeaseWatch {
+  private holder: string | null = null;
+  private readonly inHand = new Map<string, { runId: string; ctl: AbortController }>();
+  private timer: NodeJS.Timeout | null = null;
+  private worker: Worker | null = null;
+  private idleSaid = false;
+
+  constructor(private readonly opts: { connection: Redis; prefix: string; leaseMs: number; log: Logger }) {}
+
+  async start(worker: Worker): Promise<void> {
+    this.worker = worker;
+    await this.check();
+    this.timer = setInterval(() => void this.check().catch(() => undefined), checkEvery(this.opts.leaseMs));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** The holder, read again from Redis unless the last reading already says `runId`. */
+  async holderFor(runId: string): Promise<string | null> {
+    if (this.holder !== runId) this.holder = await leaseHolder(this.opts.connection, this.opts.prefix);
+    return this.holder;
+  }
+
+  track(jobId: string, runId: string): AbortController {
+    const ctl = new AbortController();
+    this.inHand.set(jobId, { runId, ctl });
+    if (this.holder !== runId) this.abort(ctl);
+    return ctl;
+  }
+
+  untrack(jobId: string): void {
+    this.inHand.delete(jobId);
+  }
+
+  private async check(): Promise<void> {
+    const holder = await leaseHolder(this.opts.connection, this.opts.prefix);
+    this.holder = holder;
+    for (const { runId, ctl } of this.inHand.values()) if (runId !== holder) this.abort(ctl);
+    const w = this.worker;
+    if (!w) return;
+    if (holder === null && !w.isPaused()) {
+      if (!this.idleSaid) this.opts.log.info('no live run on this queue: waiting for one');
+      this.idleSaid = true;
+      await w.pause(true);
+    } else if (holder !== null && w.isPaused()) {
+      this.idleSaid = false;
+      void w.resume();
+    }
+  }
+
+  private abort(ctl: AbortController): void {
+    if (!ctl.signal.aborted)
+      ctl.abort(new FragsyncError('INTERNAL', 'the run lease lapsed: job aborted', { transient: true }));
+  }
+}
+
+/**
+ * A new run never inherits the queue: what the previous run left (killed, so it never closed)
+ * is cancelled, and the plan owes it again from the warehouse. Said in one line when there was
+ * such a run or anything left.
+ */
+export async function cancelPrevious(
+  fetchQueue: Queue,
+  previous: string | null,
+  leaseWasLive: boolean,
+  log: Logger,
+): Promise<void> {
+  const c = await fetchQueue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+  const left = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
+  await fetchQueue.drain(true);
+  await fetchQueue.resume();
+  if (previous === null && left === 0) return;
+  log.warn(
+    { previousRun: previous, jobsCancelled: left, inHand: c.active ?? 0, leaseWasLive },
+    `previous run ${previous ?? '(unknown)'} did not end: its queue is cancelled (${left} jobs waiting dropped, ${c.active ?? 0} in hand aborted by its lapsed lease); this run plans what they owed from the warehouse`,
+  );
+}
