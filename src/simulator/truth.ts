@@ -13,9 +13,12 @@ export function groundTruth(cat: Catalogue, serviceDate: string): GroundTruth {
     reviews: {},
     similar: {},
     wearing: {},
-    brands: cat.data.brands.map((b) => cat.brandView(b)),
+    // A brand or perfumer no fragrance ever named cannot be found (the API lists neither):
+    // it is not part of what a mirror can hold. One whose fragrances were all discontinued
+    // was named once, and stays.
+    brands: cat.data.brands.filter((b) => b.fragrances.length > 0).map((b) => cat.brandView(b)),
     brandCatalogues: {},
-    perfumers: cat.data.perfumers.map((p) => cat.perfumerView(p)),
+    perfumers: cat.data.perfumers.filter((p) => p.fragrances.length > 0).map((p) => cat.perfumerView(p)),
     // In the note list's order, as paging GET /v1/notes meets them.
     notes: cat.noteList().flatMap((n) => {
       const rec = cat.note(n.slug);
@@ -30,7 +33,8 @@ export function groundTruth(cat: Catalogue, serviceDate: string): GroundTruth {
     truth.similar[f.id] = cat.similar(f).slice(0, 50);
     truth.wearing[f.id] = cat.wearing(f);
   }
-  for (const b of cat.data.brands) truth.brandCatalogues[b.slug] = cat.brandCatalogue(b);
+  for (const b of cat.data.brands)
+    if (b.fragrances.length > 0) truth.brandCatalogues[b.slug] = cat.brandCatalogue(b);
   // A deep copy: callers may mutate it, and it must not alias the live catalogue.
   return structuredClone(truth);
 }
