@@ -9,6 +9,7 @@ COPY jobs ./jobs
 COPY sql ./sql
 COPY src ./src
 COPY tsconfig.json ./
-# A larger young generation: a sync allocates fast, and the default one made the fetching
-# thread spend 10% of its time in scavenges (docs/benchmarks.md).
-ENTRYPOINT ["node", "--max-semi-space-size=64", "bin/fragsync.js"]
+# V8's default young generation: the larger one (--max-semi-space-size=64) saved some
+# scavenges for about 150 MB of RSS, too much against the sync's memory target
+# (docs/benchmarks.md, "Scale").
+ENTRYPOINT ["node", "bin/fragsync.js"]

@@ -29,11 +29,17 @@ const SIZES = (process.env.BENCH_SIZES ?? '20000,120000').split(',').map(Number)
 const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20').split(',').map(Number);
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 const RSS_TRACE = process.env.BENCH_RSS_TRACE === '1';
-/** The Node flags `npm run fragsync` starts the CLI with (package.json). */
-const SYNC_NODE_FLAGS = ['--max-semi-space-size=64'];
 const KEY = 'bench-key';
 const BIN = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
+/** The Node flags `npm run fragsync` starts the CLI with, read from package.json so the two never differ. */
+const SYNC_NODE_FLAGS = nodeFlagsOf(
+  (JSON.parse(readFileSync(here('../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+    .fragsync ?? '',
+);
+function nodeFlagsOf(script: string): string[] {
+  return script.split(/\s+/).filter((w) => w.startsWith('--'));
+}
 const CONCURRENCY = loadConfig({ flags: {}, env: {} }).http.concurrency;
 
 const TARGET = { peakRssMiB: 512, rssGrowth: 1.15, cpuPerCallRatio: 1.3, latencyEfficiency: 0.9 };
@@ -169,7 +175,9 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')}`,
 );
-console.log(`sync: default config (${CONCURRENCY} requests in flight), node ${SYNC_NODE_FLAGS.join(' ')}`);
+console.log(
+  `sync: default config (${CONCURRENCY} requests in flight), node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}`,
+);
 
 const peaks = new Map<string, number>();
 for (const latencyMs of LATENCIES) {

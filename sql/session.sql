@@ -8,8 +8,17 @@ CREATE OR REPLACE TEMP MACRO batch_at() AS getvariable('fragsync_batch_at');
 
 -- A checkpoint rewrites the changed parts of the file and its indexes; at the default 16MB of
 -- WAL a full sync checkpoints inside many batches. Fewer, larger checkpoints cost far less in
--- total; the WAL is as durable, and close() checkpoints anyway.
-SET checkpoint_threshold = '256MB';
+-- total; the WAL is as durable, and close() checkpoints anyway. Not more than 64MB: until a
+-- checkpoint, the rows written since the last one and the primary-key indexes they touched
+-- stay in memory (at 256MB a 20k sync held about 430 MB there and never checkpointed).
+SET checkpoint_threshold = '64MB';
+
+-- DuckDB's own memory: by default 80% of the machine's RAM, which it fills with cached
+-- blocks and indexes as the warehouse grows (the sync's RSS grew with the catalogue). Bounded
+-- here, checkpointed data and index nodes are evicted and read back when needed, and what
+-- does not fit is spilled to <warehouse>.tmp. 192MB held a 20k sync's peak of about 150MB;
+-- the export raises it while it writes Parquet (export.ts). See docs/benchmarks.md, "Scale".
+SET memory_limit = '192MB';
 
 -- One thread: the merges are many small statements, and on the 2 cores a sync shares with
 -- its fetch side, DuckDB's second thread cost more (task scheduling, idle spinning) than it

@@ -45,10 +45,15 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
   const tables: Record<string, number> = {};
   try {
     await db.exclusive(async (c) => {
-      // The loader's session runs DuckDB on one thread (sql/session.sql); writing Parquet is
-      // one big scan per table, where every core helps. Restored afterwards.
-      const [threads] = await rows<{ v: string }>(c, "SELECT current_setting('threads')::VARCHAR AS v");
+      // The loader's session runs DuckDB on one thread with a bounded memory (sql/session.sql);
+      // writing Parquet is one big scan per table, where every core helps, and a writer per
+      // core buffers its row groups: both are DuckDB's defaults while it runs, restored after.
+      const [session] = await rows<{ threads: string; memory: string }>(
+        c,
+        "SELECT current_setting('threads')::VARCHAR AS threads, current_setting('memory_limit') AS memory",
+      );
       await c.run('RESET threads');
+      await c.run('RESET memory_limit');
       await c.run('BEGIN TRANSACTION');
       try {
         for (const table of CONTRACT_TABLES) {
@@ -72,7 +77,8 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
         }
       } finally {
         await c.run('COMMIT');
-        await c.run(`SET threads = ${Number(threads?.v ?? 1) || 1}`);
+        await c.run(`SET threads = ${Number(session?.threads ?? 1) || 1}`);
+        await c.run(`SET memory_limit = ${quoteLiteral(session?.memory ?? '192MB')}`);
       }
     });
   } catch (err) {

@@ -53,8 +53,9 @@ export class ThreadWarehouse implements WarehouseHandle {
       workerData: init,
       // Staging a batch makes short-lived objects by the hundred thousand; with V8's default
       // young generation they outlived two or three scavenges each (117 scavenges, 0.9 s in a
-      // 20k sync; 44 and 0.33 s with this).
-      resourceLimits: { maxYoungGenerationSizeMb: 192 },
+      // 20k sync; 44 and 0.33 s at 192 MB). 192 MB of young generation is also 192 MB of RSS,
+      // a third of the sync's memory target: 64 keeps most of the gain (docs/benchmarks.md).
+      resourceLimits: { maxYoungGenerationSizeMb: 64 },
     });
     const remote = new ThreadWarehouse(worker, file);
     await new Promise<void>((ready, failed) => {
