@@ -124,7 +124,8 @@ export class BullmqDriver implements QueueDriver {
     await this.fetchQueue.addBulk(
       fresh.map((j) => ({
         name: j.spec.kind,
-        data: j,
+        // Spelt out: a QueuedJob's id may be a getter (FetchStage computes it only when asked).
+        data: { id: j.id, runId: j.runId, spec: j.spec } satisfies QueuedJob,
         // Unique per run, derived from content: re-adding the same work in a run is a no-op.
         opts: {
           jobId: `${j.runId}-${j.id}`,

@@ -33,7 +33,6 @@ export class MemoryDriver implements QueueDriver {
   private readonly queues = new Map<number, Fifo<QueuedJob>>();
   /** The priorities present in `queues`, lowest (first taken) first. */
   private priorities: number[] = [];
-  private readonly seen = new Set<string>();
   private readonly attempts = new Map<string, number>();
   private active = 0;
   private delayed = 0;
@@ -47,12 +46,12 @@ export class MemoryDriver implements QueueDriver {
 
   constructor(private readonly opts: MemoryDriverOptions) {}
 
+  /**
+   * No set of the ids submitted: the sync's frontier submits a job once per run
+   * (Frontier.fresh), and such a set held every job id of the run (half a million at 120k).
+   */
   async submit(jobs: QueuedJob[]): Promise<void> {
-    for (const job of jobs) {
-      if (this.seen.has(job.id)) continue;
-      this.seen.add(job.id);
-      this.push(job, false);
-    }
+    for (const job of jobs) this.push(job, false);
     this.pump();
   }
 

@@ -1,3 +1,4 @@
+import { specId } from '../../jobs/job-id.ts';
 import type { JobResult, JobSpec } from '../../jobs/types.ts';
 import type { StopReason } from '../domain/run.ts';
 import type { ApiCallItem } from '../domain/calls.ts';
@@ -7,6 +8,22 @@ export interface QueuedJob {
   id: string;
   runId: string;
   spec: JobSpec;
+}
+
+/**
+ * A job on its way to a driver, whose id (a digest of its content) is computed when the driver
+ * asks for it: the in-process queue asks only when the job runs, so the hundreds of thousands
+ * of detail jobs waiting behind the profiles of a large catalogue hold no id string each.
+ */
+export class LazyQueuedJob implements QueuedJob {
+  constructor(
+    readonly runId: string,
+    readonly spec: JobSpec,
+  ) {}
+
+  get id(): string {
+    return specId(this.spec);
+  }
 }
 
 /**
@@ -38,7 +55,10 @@ export type JobOutcome =
  */
 export interface QueueDriver {
   readonly name: 'memory' | 'bullmq';
-  /** Add jobs; a job whose id was already submitted in this run is ignored. */
+  /**
+   * Add jobs. The sync submits a job once per run (Frontier.fresh); BullMQ also ignores an
+   * id it still holds, the in-process driver keeps no record of ids.
+   */
   submit(jobs: QueuedJob[]): Promise<void>;
   /** Resolves when nothing is waiting or running, or when the driver was stopped. */
   idle(): Promise<void>;

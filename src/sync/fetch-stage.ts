@@ -1,8 +1,7 @@
-import { specId } from '../../jobs/job-id.ts';
 import type { JobSettings, JobSpec } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
-import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
+import { LazyQueuedJob, type JobOutcome, type QueueDriver, type QueuedJob } from '../queue/types.ts';
 import type { StopReason } from '../domain/run.ts';
 import type { LoadItem } from '../domain/items.ts';
 import type { Governor } from '../governor/types.ts';
@@ -213,7 +212,7 @@ export class FetchStage {
   }
 
   private queued(specs: JobSpec[]): QueuedJob[] {
-    return specs.map((spec) => ({ id: specId(spec), runId: this.run.runId, spec }));
+    return specs.map((spec) => new LazyQueuedJob(this.run.runId, spec));
   }
 
   private async onOutcome(o: JobOutcome): Promise<void> {

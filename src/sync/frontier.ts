@@ -32,7 +32,13 @@ export class Frontier {
   private readonly pagesDone = new Set<string>();
   /** pagination.total seen on page 1 of each walk in this cycle. */
   private readonly walkTotals = new Map<string, { total: number; pageSize: number }>();
-  private readonly scheduled = new Set<string>();
+  /**
+   * Jobs scheduled in this run, per kind: by the item they are for (the key string the
+   * frontier already holds in `known`) or, for walks, by job id. Not a set of job ids: a 120k
+   * catalogue schedules about half a million jobs, and their ids (kind and digest, about
+   * 150 bytes each in V8) were the largest per-item state of the sync's heap.
+   */
+  private readonly scheduled = new KeySets();
   readonly cycleStart: string;
 
   constructor(
@@ -224,12 +230,24 @@ export class Frontier {
 
   private fresh(jobs: JobSpec[]): JobSpec[] {
     return jobs.filter((j) => {
-      const id = specId(j);
-      if (this.scheduled.has(id)) return false;
-      this.scheduled.add(id);
+      const key = itemKey(j) ?? specId(j);
+      if (this.scheduled.has(j.kind, key)) return false;
+      this.scheduled.add(j.kind, key);
       return true;
     });
   }
+}
+
+/**
+ * The item a job is for, when its payload names one (`id` or `slug`): a kind does one job per
+ * item in a run (the rest of such a payload, like a review job's known total, follows from
+ * the item). Walk pages and listings have no item; they are told apart by their id.
+ */
+function itemKey(spec: JobSpec): string | undefined {
+  const p = spec.payload as { id?: unknown; slug?: unknown };
+  if (typeof p.id === 'string') return p.id;
+  if (typeof p.slug === 'string') return p.slug;
+  return undefined;
 }
 
 /**
