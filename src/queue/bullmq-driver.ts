@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, startFetchWorker, type RunInfo } from './fetch-worker.ts';
-import { cancelPrevious, RunLease } from './lease.ts';
+import { cancelPrevious, jobsInHand, RunLease } from './lease.ts';
 import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 export interface BullmqDriverOptions {
@@ -74,8 +74,9 @@ export class BullmqDriver implements QueueDriver {
     const previous = await opts.connection.get(runInfoKey(opts.prefix));
     await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(runInfo(opts)));
     const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+    const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
     await cancelPrevious(
-      fetchQueue,
+      { fetch: fetchQueue, load: loadQueue },
       previous ? (JSON.parse(previous) as RunInfo).runId : waitedFor,
       waitedFor !== null,
       opts.log,
@@ -110,7 +111,6 @@ export class BullmqDriver implements QueueDriver {
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
-    const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
     driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, lease);
     created(driver);
     driver.watchPause();
@@ -183,9 +183,10 @@ export class BullmqDriver implements QueueDriver {
    */
   async settle(): Promise<void> {
     const deadline = Date.now() + 30_000;
-    // Jobs still in hand anywhere are a cancelled run's, aborted within a lease: their calls
-    // come in their reports, which the ledger waits for.
-    while (Date.now() < deadline && ((await this.fetchQueue.getJobCounts('active')).active ?? 0) > 0)
+    // Jobs still in hand in a live process are a cancelled run's, aborted within a lease:
+    // their calls come in their reports, which the ledger waits for.
+    const { connection, prefix } = this.opts;
+    while (Date.now() < deadline && (await jobsInHand(this.fetchQueue, connection, prefix)) > 0)
       await new Promise((r) => setTimeout(r, 100));
     await this.fetchWorker?.settle();
     await this.loadQueueEmpty(deadline);

@@ -170,22 +170,45 @@ export class LeaseWatch {
 
 /**
  * A new run never inherits the queue: what the previous run left (killed, so it never closed)
- * is cancelled, and the plan owes it again from the warehouse. Said in one line when there was
- * such a run or anything left.
+ * is cancelled, and the plan owes it again from the warehouse. Reports the dead sync was
+ * taking from the load queue when it died are handed back at once (this run holds the lease:
+ * no other owner lives), not after their lock lapses (queue.lockMs): they carry ledger rows.
+ * Said in one line when there was such a run or anything left.
  */
 export async function cancelPrevious(
-  fetchQueue: Queue,
+  queues: { fetch: Queue; load: Queue },
   previous: string | null,
   leaseWasLive: boolean,
   log: Logger,
 ): Promise<void> {
-  const c = await fetchQueue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+  const c = await queues.fetch.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
   const left = (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
-  await fetchQueue.drain(true);
-  await fetchQueue.resume();
-  if (previous === null && left === 0) return;
+  await queues.fetch.drain(true);
+  await queues.fetch.resume();
+  let reports = 0;
+  // Without a token BullMQ moves an active job back to waiting whoever holds its lock.
+  for (const job of await queues.load.getJobs(['active'])) if ((await job.moveToWait()) >= 0) reports++;
+  if (previous === null && left === 0 && reports === 0) return;
   log.warn(
-    { previousRun: previous, jobsCancelled: left, inHand: c.active ?? 0, leaseWasLive },
-    `previous run ${previous ?? '(unknown)'} did not end: its queue is cancelled (${left} jobs waiting dropped, ${c.active ?? 0} in hand aborted by its lapsed lease); this run plans what they owed from the warehouse`,
+    {
+      previousRun: previous,
+      jobsCancelled: left,
+      inHand: c.active ?? 0,
+      reportsHandedBack: reports,
+      leaseWasLive,
+    },
+    `previous run ${previous ?? '(unknown)'} did not end: its queue is cancelled (${left} jobs waiting dropped, ${c.active ?? 0} in hand aborted by its lapsed lease, ${reports} reports it was loading taken over); this run plans what they owed from the warehouse`,
   );
+}
+
+/**
+ * Jobs of `queue` in hand in a live process: active, and their lock still held (a dead
+ * process's lock lapses after queue.lockMs; it has nothing more to report: its calls are in
+ * its spool, which the next process on its host reports).
+ */
+export async function jobsInHand(queue: Queue, redis: Redis, prefix: string): Promise<number> {
+  const active = await queue.getJobs(['active']);
+  if (active.length === 0) return 0;
+  const held = await redis.exists(...active.map((j) => `${prefix}:${queue.name}:${j.id}:lock`));
+  return held;
 }

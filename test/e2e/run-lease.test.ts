@@ -16,7 +16,8 @@ import { cleanPrefix, startWorkers } from '../helpers/worker-process.ts';
  * the kill are at most those on the wire plus one lease of the run's throughput (the service
  * hears no more than the requests in flight once a lease has passed), not its whole queue. The next sync cancels the dead run's queue and says so in one line, and ends
  * exact with api_calls equal to the service's ledger (what the workers fetched for the dead
- * run and spooled included).
+ * run and spooled included), with job locks of the default length: reports the dead sync was
+ * loading are taken over at once, not when their lock lapses.
  */
 
 const CATALOGUE = { fragrances: 600, seed: 1401 };
@@ -40,7 +41,7 @@ describe('run lease', () => {
       config,
       JSON.stringify({
         quota: { resumeJitterMs: TEST_JITTER_MS },
-        queue: { leaseMs: LEASE_MS, lockMs: 2000 },
+        queue: { leaseMs: LEASE_MS },
       }),
     );
     const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
