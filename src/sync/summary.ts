@@ -4,6 +4,7 @@ import { owedWork } from '../plan/owed.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
 import type { RunStatus } from '../domain/run.ts';
 
 /**
@@ -19,12 +20,18 @@ export interface SyncSummary {
   status: RunStatus;
   message: string | null;
   durationMs: number;
+  /** Every request the run sent, failed ones included. */
   calls: number;
+  /** Cents of the calls answered 200: what the service billed for certain. */
   cents: number;
-  /** Calls whose status was not 200 and their cents (billed or not: the spec does not say). */
+  /**
+   * Calls not answered 200 (errors, and requests with no answer), and their list price: the
+   * spec does not say whether failed calls are billed, so up to failedCents more may be.
+   */
   failedCalls: number;
   failedCents: number;
-  byEndpoint: { endpoint: string; calls: number; cents: number }[];
+  /** The same per endpoint template. */
+  byEndpoint: { endpoint: string; calls: number; cents: number; failedCalls: number; failedCents: number }[];
   /** Rows per contract table after the run. */
   rows: Record<string, number>;
   /**
@@ -66,14 +73,22 @@ export interface SummaryInput {
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
-  const byEndpoint = await wh.query<{ endpoint: string; calls: number; cents: number }>(
-    'SELECT endpoint, count(*)::INTEGER AS calls, sum(cost_cents)::INTEGER AS cents FROM api_calls WHERE run_id = ? GROUP BY 1 ORDER BY 3 DESC, 1',
-    [input.runId],
-  );
-  const [failed] = await wh.query<{ calls: number; cents: number }>(
-    'SELECT count(*)::INTEGER AS calls, coalesce(sum(cost_cents), 0)::INTEGER AS cents FROM api_calls WHERE run_id = ? AND status <> 200',
-    [input.runId],
-  );
+  const byEndpoint = (
+    await wh.query<{
+      endpoint: string;
+      calls: number;
+      cents: number;
+      failed_calls: number;
+      failed_cents: number;
+    }>(sqlFile('runs/spend-by-endpoint.sql'), [input.runId])
+  ).map((e) => ({
+    endpoint: e.endpoint,
+    calls: Number(e.calls),
+    cents: Number(e.cents),
+    failedCalls: Number(e.failed_calls),
+    failedCents: Number(e.failed_cents),
+  }));
+  const sum = (f: (e: (typeof byEndpoint)[number]) => number) => byEndpoint.reduce((s, e) => s + f(e), 0);
   const rows: Record<string, number> = {};
   for (const table of CONTRACT_TABLES) {
     const [r] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
@@ -87,8 +102,8 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     const cost = costOf(work.counts);
     owed = { calls: cost.calls, cents: cost.cents, lowerBound: work.unknownWalks.length > 0 };
   }
-  const calls = byEndpoint.reduce((s, e) => s + Number(e.calls), 0);
-  const cents = byEndpoint.reduce((s, e) => s + Number(e.cents), 0);
+  const calls = sum((e) => e.calls);
+  const cents = sum((e) => e.cents);
   const mode = input.mode ?? 'full';
   const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
   return {
@@ -99,13 +114,9 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     durationMs: Date.now() - input.started.getTime(),
     calls,
     cents,
-    failedCalls: Number(failed?.calls ?? 0),
-    failedCents: Number(failed?.cents ?? 0),
-    byEndpoint: byEndpoint.map((e) => ({
-      endpoint: e.endpoint,
-      calls: Number(e.calls),
-      cents: Number(e.cents),
-    })),
+    failedCalls: sum((e) => e.failedCalls),
+    failedCents: sum((e) => e.failedCents),
+    byEndpoint,
     rows,
     changes,
     minimum,
@@ -154,8 +165,11 @@ export function formatSummary(s: SyncSummary): string {
   if (s.pausedUntil && s.status === 'quota_exhausted')
     lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
   lines.push(
-    `calls: ${s.calls}   spent: ${dollars(s.cents)}   failed calls: ${s.failedCalls} (${s.failedCents} cents)`,
+    `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}`,
   );
+  // Whether failed calls are billed is not in the spec: their list price is said apart.
+  if (s.failedCents > 0)
+    lines.push(`  up to ${dollars(s.failedCents)} more if the service bills failed calls`);
   if (s.owed)
     lines.push(
       `still owed in this cycle: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)}`,
@@ -172,9 +186,10 @@ export function formatSummary(s: SyncSummary): string {
   }
   if (s.byEndpoint.length > 0) {
     const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
-    lines.push('', `${'endpoint'.padEnd(w)}  ${'calls'.padStart(8)}  ${'cents'.padStart(8)}`);
+    const cols = (...v: (string | number)[]) => v.map((x) => String(x).padStart(9)).join('  ');
+    lines.push('', `${'endpoint'.padEnd(w)}  ${cols('calls', 'cents', 'failed', 'if billed')}`);
     for (const e of s.byEndpoint)
-      lines.push(`${e.endpoint.padEnd(w)}  ${String(e.calls).padStart(8)}  ${String(e.cents).padStart(8)}`);
+      lines.push(`${e.endpoint.padEnd(w)}  ${cols(e.calls, e.cents, e.failedCalls, e.failedCents)}`);
   }
   lines.push('', ...tableLines(s));
   if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {

@@ -188,9 +188,58 @@ describe('fragsync sync --json', () => {
       '--json',
     ]);
     const run = JSON.parse(q.stdout.trim()) as { run_id: string; calls: number; cost_cents: number };
-    expect(doc).toMatchObject({ runId: run.run_id, calls: run.calls, cents: run.cost_cents });
+    expect(doc).toMatchObject({ runId: run.run_id, calls: run.calls });
+    // sync_runs keeps the list price of every call; the summary splits it (answered, failed).
+    expect(Number(doc.cents) + Number(doc.failedCents)).toBe(run.cost_cents);
     expect(run.calls).toBeGreaterThan(0);
     expect(typeof doc.durationMs).toBe('number');
     expect(r.stdout).not.toContain('good-key-123');
   });
+});
+
+/**
+ * Whether failed calls are billed is not in the spec: the summary's "spent" is what answered
+ * calls cost, and the list price of the failed ones is said apart, for a service that bills
+ * them. Against both readings, with 10% of requests answered 500.
+ */
+describe('spent, and failed calls apart', () => {
+  for (const billFailedCalls of [false, true]) {
+    it(`a service that ${billFailedCalls ? 'bills' : 'does not bill'} failed calls: its ledger is spent${billFailedCalls ? ' plus the "up to" figure' : ''}`, async () => {
+      const s = await startSimulator({
+        fragrances: 30,
+        keys: ['good-key-123'],
+        variant: { billFailedCalls },
+      });
+      s.setFaults({ errorRate: 0.1 });
+      try {
+        const db = join(dir.path, `spent-${billFailedCalls}.duckdb`);
+        const r = await fragsync(['sync', '--base-url', s.url, '--db', db], {
+          FRAGSYNC_API_KEY: 'good-key-123',
+        });
+        expect(r.code, r.stderr).toBe(EXIT.ok);
+        const spent = Number(/spent: (\d+) cents \(\$[\d.]+\) on answered calls/.exec(r.stdout)?.[1]);
+        const upTo = Number(
+          /up to (\d+) cents \(\$[\d.]+\) more if the service bills failed calls/.exec(r.stdout)?.[1],
+        );
+        expect(upTo, r.stdout).toBeGreaterThan(0);
+        expect(billFailedCalls ? spent + upTo : spent).toBe(s.ledger().cents);
+        // --json says the same, in its own fields (of a second run, which the views add up with the first).
+        const again = await fragsync(['sync', '--base-url', s.url, '--db', db, '--json'], {
+          FRAGSYNC_API_KEY: 'good-key-123',
+        });
+        const doc = JSON.parse(again.stdout) as { cents: number; failedCents: number; calls: number };
+        const q = await fragsync(['query', 'SELECT * FROM spend_by_day', '--db', db, '--json']);
+        const days = q.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { cents: number; failed_cents: number });
+        const total = (f: (d: (typeof days)[number]) => number) => days.reduce((a, d) => a + f(d), 0);
+        // The views split the same way: cents at list price, failed_cents their part.
+        expect(total((d) => d.cents - d.failed_cents)).toBe(spent + doc.cents);
+        expect(total((d) => d.failed_cents)).toBe(upTo + doc.failedCents);
+      } finally {
+        await s.close();
+      }
+    });
+  }
 });

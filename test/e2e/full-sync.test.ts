@@ -210,6 +210,9 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       expect(Number(all?.failed)).toBeGreaterThan(0);
       // A service that bills failed calls bills every row; one that does not, only the 200s.
       expect(Number(billed ? all?.cents : ok?.cents)).toBe(ledger.cents);
+      // The summary says both: spent on answered calls, the failed calls' list price apart.
+      expect(summary.failedCalls).toBe(Number(all?.failed));
+      expect(billed ? summary.cents + summary.failedCents : summary.cents).toBe(ledger.cents);
       expect(await quarantined(dbPath)).toBe(0);
       if (variant.edgeValues) await expectEdges(dbPath, variant.pageCap!);
     });
