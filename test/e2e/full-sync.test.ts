@@ -1,13 +1,11 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator, SimulatorVariant } from '../../src/simulator/types.ts';
-import type { SyncSummary } from '../../src/sync/summary.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
-import { runTestSync } from '../helpers/sync.ts';
-import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
-import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
+import { bullmq, inProcess } from '../helpers/drivers.ts';
+import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * The issue's "done when", for each driver: a full sync of a generated catalogue gives every
@@ -74,40 +72,6 @@ async function expectEdges(dbPath: string, pageSize: number): Promise<void> {
     await wh.close();
   }
 }
-
-interface Driver {
-  name: string;
-  /** One full sync of `sim` into `dbPath` with this driver. */
-  sync(sim: Simulator, dbPath: string, flags?: Record<string, string>): Promise<SyncSummary>;
-}
-
-const inProcess: Driver = {
-  name: 'in-process driver',
-  sync: (sim, dbPath, flags = {}) => runTestSync({ baseUrl: sim.url, dbPath, flags }),
-};
-
-const bullmq: Driver = {
-  name: 'BullMQ driver with two worker processes',
-  async sync(sim, dbPath, flags = {}) {
-    const redisUrl = inject('redisUrl');
-    const prefix = uniquePrefix('fullsync');
-    const workers = [await startWorker(redisUrl, prefix), await startWorker(redisUrl, prefix)];
-    try {
-      const summary = await runTestSync({
-        baseUrl: sim.url,
-        dbPath,
-        flags: { ...flags, redis: redisUrl, 'queue-prefix': prefix },
-      });
-      await Promise.all(workers.map((w) => w.stop()));
-      // Both worker processes took part.
-      expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
-      return summary;
-    } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      await cleanPrefix(redisUrl, prefix);
-    }
-  },
-};
 
 /** Other legal readings of the spec, apart from the simulator's defaults, the edge reading among them. */
 const VARIANTS: { name: string; variant: Partial<SimulatorVariant>; billed: boolean }[] = [
