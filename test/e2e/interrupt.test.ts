@@ -16,6 +16,7 @@ import {
   interruptOnce,
   interruptTwice,
   serviceQuiet,
+  sleep,
 } from '../helpers/interrupt.ts';
 import { spawnSync, type SyncProcOptions } from '../helpers/sync-process.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -96,6 +97,40 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         expect(dup, `${inFlight} in flight at the interrupt`).toBe(0);
       } finally {
         await worker?.stop();
+        await sim.close();
+        if (q) await cleanPrefix(q.url, q.prefix);
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'SIGTERM during a quota pause: drains at once instead of waiting for the reset, exit 130',
+    async () => {
+      // 100 calls a day, and a service day of 10 minutes: the run pauses long before it is done.
+      const sim = await startSimulator({ ...CATALOGUE, dailyQuota: 100, daySeconds: 600 });
+      const q = redis('sigterm-pause');
+      const opts: SyncProcOptions = {
+        config: files.config,
+        concurrency: CONCURRENCY,
+        redis: q,
+        logLevel: 'info',
+      };
+      const dbPath = files.path(`pause-${driver}.duckdb`);
+      try {
+        const proc = spawnSync(sim, dbPath, opts);
+        let exited = false;
+        void proc.exited.finally(() => (exited = true));
+        while (!proc.output().includes('quota paused until') && !exited) await sleep(10);
+        expect(exited, proc.output()).toBe(false);
+        proc.signal('SIGTERM');
+        const end = await proc.exited;
+        expectDrained(end);
+        await serviceQuiet(sim);
+        await expectLedgerEqual(sim, dbPath);
+        const runs = await queryWarehouse<{ status: string }>(dbPath, 'SELECT status FROM sync_runs');
+        expect(runs.map((r) => r.status)).toEqual(['interrupted']);
+      } finally {
         await sim.close();
         if (q) await cleanPrefix(q.url, q.prefix);
       }

@@ -63,6 +63,8 @@ export interface SyncProcOptions {
   fileSizeLimitKb?: number;
   /** BullMQ mode on this Redis and queue prefix; without it, the in-process driver. */
   redis?: { url: string; prefix: string };
+  /** Default warn; info also logs quota pauses. */
+  logLevel?: string;
 }
 
 export function spawnSync(sim: Simulator, dbPath: string, o: SyncProcOptions): SyncProc {
@@ -81,7 +83,7 @@ export function spawnSync(sim: Simulator, dbPath: string, o: SyncProcOptions): S
     '--concurrency',
     String(o.concurrency),
     '--log-level',
-    'warn',
+    o.logLevel ?? 'warn',
     ...(o.redis ? ['--redis', o.redis.url, '--queue-prefix', o.redis.prefix] : []),
   ];
   const [cmd, argv] =
