@@ -35,7 +35,8 @@ export interface CallAdmission {
 }
 
 export interface CallerDeps {
-  transport: Transport;
+  /** The wire (http.ts), or a stored answer played back (sync/revalidate.ts). */
+  transport: Pick<Transport, 'send' | 'close'>;
   /** Requests in flight for the whole process (http.concurrency); none: unbounded. */
   slots?: RequestSlots;
   apiKey: string;

@@ -23,6 +23,11 @@ export const EXIT = {
   /** The API could not be reached, or kept failing, after bounded retries. */
   apiUnavailable: 7,
   /**
+   * The run completed, but records it received could not be stored and are in quarantine
+   * (`fragsync quarantine` lists them): cron must notice data that did not arrive.
+   */
+  quarantined: 8,
+  /**
    * Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it): the requests in flight
    * finished and everything fetched is loaded; the next sync continues. Also the cause of a run
    * whose process died (the next start closes it).
@@ -50,6 +55,16 @@ export function exitCodeFor(status: RunStatus): ExitCode {
   return EXIT_BY_STATUS[status];
 }
 
+/**
+ * The exit code a sync ends with: its cause's, but a completed run that quarantined records
+ * is 8. Flagged values are stored, so they do not change it.
+ */
+export function exitCodeOfRun(run: { status: RunStatus; quarantined: readonly unknown[] }): ExitCode {
+  return run.status === 'completed' && run.quarantined.length > 0
+    ? EXIT.quarantined
+    : exitCodeFor(run.status);
+}
+
 /** One line per code for `--help` (the README's table says the same at more length). */
 export const EXIT_MEANING: Record<ExitCode, string> = {
   0: 'done (for sync: the run completed)',
@@ -60,5 +75,6 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
   5: 'the daily quota is down to the reserve and --no-wait was given',
   6: 'the API key was refused (401)',
   7: 'the service could not be reached, or kept failing after bounded retries',
+  8: 'completed, but records were quarantined (not stored): see `fragsync quarantine`',
   130: 'interrupted (Ctrl-C, SIGTERM): requests in flight finished, all fetched is loaded; run again to continue',
 };

@@ -1,6 +1,7 @@
 import { EXIT } from './exit-codes.ts';
 import { FORMATS } from './output/format-names.ts';
-import type { CommandSpec } from './spec.ts';
+import type { CommandSpec, OptionSpec } from './spec.ts';
+import { SIM_OPTIONS } from './sim-options.ts';
 
 /**
  * Every fragsync command, as data (see spec.ts). Config flags name rows of
@@ -21,6 +22,27 @@ const RUN_FLAGS = [
 ] as const;
 
 const { ok, unexpected, badInput } = EXIT;
+
+/** How `fragsync query` prints a result; `fragsync quarantine` prints its listing the same way. */
+const QUERY_OUTPUT: readonly OptionSpec[] = [
+  {
+    flags: '--format <FORMAT>',
+    help: 'table (DuckDB shell style), csv (RFC 4180), json (one array), jsonl (an object per line) or markdown',
+    choices: FORMATS,
+    default: 'table',
+  },
+  { flags: '--json', help: 'same as --format jsonl (one JSON object per row)' },
+  {
+    flags: '--max-rows <N>',
+    help: 'print at most N rows, 0 for all (default: 40 for a table, all otherwise)',
+    int: { min: 0 },
+  },
+  {
+    flags: '--width <N>',
+    help: `table width in columns (default: the terminal's, else $COLUMNS, else 160)`,
+    int: { min: 20 },
+  },
+];
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -95,26 +117,7 @@ terminal's width, and the first and last 20 rows of a longer result with a note;
 csv, json, jsonl or markdown print every row (unless --max-rows).`,
     args: [{ name: 'sql', help: 'the query; - reads it from standard input' }],
     config: ['db'],
-    options: [
-      { flags: '-f, --file <FILE>', help: 'read the SQL from FILE' },
-      {
-        flags: '--format <FORMAT>',
-        help: 'table (DuckDB shell style), csv (RFC 4180), json (one array), jsonl (an object per line) or markdown',
-        choices: FORMATS,
-        default: 'table',
-      },
-      { flags: '--json', help: 'same as --format jsonl (one JSON object per row)' },
-      {
-        flags: '--max-rows <N>',
-        help: 'print at most N rows, 0 for all (default: 40 for a table, all otherwise)',
-        int: { min: 0 },
-      },
-      {
-        flags: '--width <N>',
-        help: `table width in columns (default: the terminal's, else $COLUMNS, else 160)`,
-        int: { min: 20 },
-      },
-    ],
+    options: [{ flags: '-f, --file <FILE>', help: 'read the SQL from FILE' }, ...QUERY_OUTPUT],
     examples: [
       `fragsync query "SELECT name, brand, score FROM fragrances ORDER BY score DESC LIMIT 5"`,
       'fragsync query --format csv "SELECT * FROM brands" > brands.csv',
@@ -144,6 +147,30 @@ Reads the warehouse read-only.`,
     ],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/runs.ts'),
+  },
+  {
+    name: 'quarantine',
+    summary: 'list the records a sync could not store; --revalidate loads those that now pass',
+    description: `Lists the records in quarantine, newest first: what a sync received but could not store
+(a missing key, a wrong type), with the endpoint, the key, the reason and when; --payload adds
+the payload as the service sent it, --all the records already released. --revalidate checks
+every pending record again with this version's schemas and loads those that now pass (a
+stored answer is played back through the job that read it: no call is made), then says how
+many were released and how many remain. A sync that quarantined anything exits 8.`,
+    config: ['db'],
+    options: [
+      { flags: '--payload', help: 'add the payload as received (JSON)' },
+      { flags: '--all', help: 'also the records a re-validation already released' },
+      { flags: '--revalidate', help: 'check every pending record again; load those that now pass' },
+      ...QUERY_OUTPUT,
+    ],
+    examples: [
+      'fragsync quarantine',
+      'fragsync quarantine --payload --format json',
+      'fragsync quarantine --revalidate   # after an upgrade',
+    ],
+    exits: [ok, unexpected, badInput],
+    load: () => import('./commands/quarantine.ts'),
   },
   {
     name: 'export',
@@ -185,56 +212,7 @@ FRAGSYNC_DASHBOARD_PASSWORD are set (in the environment only).`,
     summary: 'run the local Fragrance Data Service',
     description: `Runs the project's own implementation of the Fragrance Data Service until SIGINT or
 SIGTERM. The first line on stdout is exactly \`listening on <url>\`.`,
-    options: [
-      { flags: '--port <N>', help: 'port to listen on (default: a free port)', int: { min: 0 } },
-      { flags: '--host <ADDR>', help: 'address to listen on (default 127.0.0.1; 0.0.0.0 in a container)' },
-      { flags: '--fragrances <N>', help: 'catalogue size (default 300)', int: { min: 1 } },
-      { flags: '--seed <N>', help: 'catalogue seed (default 1)', int: { min: 0 } },
-      { flags: '--keys <K1,K2>', help: 'API keys of the one simulated account (default sim-key)' },
-      {
-        flags: '--day-seconds <N>',
-        help: 'compressed clock: one service day lasts N real seconds',
-        int: { min: 1 },
-      },
-      { flags: '--quota <N>', help: 'daily call allowance (default 1000000)', int: { min: 0 } },
-      { flags: '--balance-cents <N>', help: 'prepaid balance (default 1000000000)', int: { min: 0 } },
-      {
-        flags: '--latency-ms <N>',
-        help: 'delay before every /v1 answer, as a remote service has (default 0)',
-        int: { min: 0 },
-      },
-      { flags: '--id-style <STYLE>', help: 'fragrance id style (default slug)', choices: ['opaque', 'slug'] },
-      {
-        flags: '--error-body <KIND>',
-        help: 'body of non-429 errors (default json)',
-        choices: ['json', 'text'],
-      },
-      { flags: '--extra-fields', help: 'add unknown fields to every response object' },
-      {
-        flags: '--bill-failed-calls <yes|no>',
-        help: 'bill 4xx/5xx and resets (default yes)',
-        choices: ['yes', 'no'],
-      },
-      {
-        flags: '--list-order <ORDER>',
-        help: 'order of lists (default id)',
-        choices: ['id', 'reverse', 'shuffled'],
-      },
-      {
-        flags: '--page-cap <N>',
-        help: 'serve pages of at most N items whatever is asked (pagination.limit says so)',
-        int: { min: 1 },
-      },
-      {
-        flags: '--edge-values',
-        help: 'the edge reading: popularity scores, empty strings, tied ranks, repeated entries',
-      },
-      {
-        flags: '--days <N>',
-        help: 'start N simulated days on: the change model applied N times (POST /_sim/advance-day for more)',
-        int: { min: 0 },
-      },
-    ],
+    options: SIM_OPTIONS,
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/sim.ts'),
   },

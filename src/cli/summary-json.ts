@@ -1,5 +1,5 @@
 import type { SyncSummary } from '../sync/summary.ts';
-import { exitCodeFor } from './exit-codes.ts';
+import { exitCodeOfRun } from './exit-codes.ts';
 
 /**
  * `fragsync sync --json`: the run's summary as one JSON document, with the exit code the
@@ -7,7 +7,7 @@ import { exitCodeFor } from './exit-codes.ts';
  * without a change here); dates are ISO 8601 UTC.
  */
 export function summaryJson(summary: SyncSummary): string {
-  return JSON.stringify({ ...summary, exitCode: exitCodeFor(summary.status) }, (_key, value: unknown) =>
+  return JSON.stringify({ ...summary, exitCode: exitCodeOfRun(summary) }, (_key, value: unknown) =>
     typeof value === 'bigint' ? Number(value) : value,
   );
 }

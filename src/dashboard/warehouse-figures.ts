@@ -42,7 +42,10 @@ async function hasRelation(wh: Warehouse, name: string): Promise<boolean> {
 export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<WarehouseFigures> {
   const day = now.toISOString().slice(0, 10);
   const extra = await extraRunColumns(wh);
-  const [total] = await wh.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM quarantine');
+  // Pending records only: those `fragsync quarantine --revalidate` released are stored now.
+  const [total] = await wh.query<{ n: number }>(
+    'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
+  );
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra })),
     ledgerToday: { day, ...(await wh.spendOnDay(day)) },
@@ -54,12 +57,12 @@ export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<Wa
       byEndpoint: await grid(
         wh,
         `SELECT endpoint, count(*)::INTEGER AS records, strftime(max("at"), '%Y-%m-%d %H:%M:%S') AS latest_utc
-         FROM quarantine GROUP BY endpoint ORDER BY records DESC, endpoint`,
+         FROM quarantine WHERE released_at IS NULL GROUP BY endpoint ORDER BY records DESC, endpoint`,
       ),
       latest: await grid(
         wh,
         `SELECT strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, endpoint, key, reason
-         FROM quarantine ORDER BY "at" DESC LIMIT 10`,
+         FROM quarantine WHERE released_at IS NULL ORDER BY "at" DESC LIMIT 10`,
       ),
     },
   };

@@ -9,6 +9,7 @@ import { Account, CallLedger, ServiceClock } from './account.ts';
 import { Catalogue } from './catalogue.ts';
 import { DEFAULT_CHANGE_MODEL, changeModel } from './change-model.ts';
 import { handleControl } from './control.ts';
+import { InvalidRecord } from './invalid.ts';
 import { DEFAULT_VARIANT } from './model.ts';
 import { epochDay, isoDate, mix, mulberry32 } from './prng.ts';
 import { commonHeaders, handleV1, type ServerState } from './server.ts';
@@ -48,6 +49,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     variant,
     faults: { errorRate: 0, resetRate: 0, truncateRate: 0, latencyMs: opts.latencyMs ?? 0 },
     faultRng: mulberry32(mix(seed, 0xfa017)),
+    ...(opts.invalidRecord ? { invalid: new InvalidRecord(opts.invalidRecord, cat) } : {}),
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
   const gauge = { now: 0, peak: 0 };
@@ -56,6 +58,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const ops = {
     groundTruth: () => groundTruth(cat, serviceDate()),
+    invalidRecord: () => state.invalid?.info ?? null,
     truthDigest: () => truthDigest(groundTruth(cat, serviceDate())),
     advanceDay(o: { churn?: boolean; days?: number } = {}) {
       for (let i = 0; i < (o.days ?? 1); i++) {

@@ -17,6 +17,7 @@ import type { Account, CallLedger, ServiceClock } from './account.ts';
 import type { Catalogue } from './catalogue.ts';
 import { HANDLERS } from './handlers.ts';
 import { ApiError } from './params.ts';
+import type { InvalidRecord } from './invalid.ts';
 import type { Rng } from './prng.ts';
 import { route } from './router.ts';
 import type { Faults, SimulatorVariant } from './types.ts';
@@ -29,6 +30,8 @@ export interface ServerState {
   variant: SimulatorVariant;
   faults: Faults;
   faultRng: Rng;
+  /** SimulatorOptions.invalidRecord, when asked for. */
+  invalid?: InvalidRecord;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -196,6 +199,7 @@ export async function handleV1(
       body,
       bad400: state.variant.bad400Code,
     });
+    if (state.invalid) payload = state.invalid.apply(r.name, state.cat, r.key, payload);
   } catch (err) {
     if (err instanceof ApiError) return fail(err.status, err.code, err.message);
     return fail(500, 'INTERNAL_ERROR', 'The service failed to process the request.');

@@ -191,6 +191,20 @@ export interface SimulatorOptions {
   variant?: Partial<SimulatorVariant>;
   /** What a simulated day changes; DEFAULT_CHANGE_MODEL where not given. */
   changeModel?: Partial<ChangeModel>;
+  /**
+   * Serve one fragrance profile the spec does not allow (invalid.ts): its year as text
+   * ('wrong-type') or without its name ('missing-key'). Not a legal reading: a service's bug.
+   */
+  invalidRecord?: InvalidRecordKind;
+}
+
+export type InvalidRecordKind = 'wrong-type' | 'missing-key';
+
+/** Which record SimulatorOptions.invalidRecord breaks. */
+export interface InvalidRecordInfo {
+  endpoint: string;
+  id: string;
+  kind: InvalidRecordKind;
 }
 
 /** Fault rates are probabilities 0..1 per /v1 request. */
@@ -235,6 +249,8 @@ export interface Simulator {
   port: number;
   close(): Promise<void>;
   groundTruth(): GroundTruth;
+  /** The record served invalid (SimulatorOptions.invalidRecord), or null. */
+  invalidRecord(): InvalidRecordInfo | null;
   /**
    * Each contract table's row count and order-independent digest, from the ground truth: how a
    * benchmark checks a 120k-fragrance warehouse without the truth crossing a process boundary.

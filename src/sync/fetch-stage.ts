@@ -295,6 +295,7 @@ export class FetchStage {
           key: o.job.id,
           reason: `job failed: ${o.reason}`,
           raw: o.job.spec.payload,
+          scope: 'job',
         },
       ],
       [],

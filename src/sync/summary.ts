@@ -5,6 +5,7 @@ import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
+import { flaggedInRun, quarantinedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
 import type { RunStatus } from '../domain/run.ts';
 
 /**
@@ -47,6 +48,13 @@ export interface SyncSummary {
   centsPerChangedItem: number | null;
   pausedUntil: Date | null;
   failures: { terminal: number; transient: number; internal: number };
+  /**
+   * Records this run could not store (the quarantine table), per endpoint as recorded, with
+   * one example reason: a completed run that quarantined anything has its own exit code.
+   */
+  quarantined: EndpointCount[];
+  /** Values this run stored as sent though they break a range the spec states (value_flags), per table. */
+  flagged: EndpointCount[];
   owedJobs: { waiting: number; active: number; delayed: number };
   /**
    * What the rest of the open cycle would cost (cost model, from the warehouse after this
@@ -130,6 +138,8 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     },
     owedJobs: input.owedJobs,
     owed,
+    quarantined: await quarantinedInRun(wh, input.runId),
+    flagged: await flaggedInRun(wh, input.runId),
   };
 }
 
@@ -198,6 +208,16 @@ export function formatSummary(s: SyncSummary): string {
       `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient, ${s.failures.internal} internal (see the quarantine table)`,
     );
   }
+  lines.push(
+    ...countLines(s.quarantined, 'quarantined records', 'not stored; `fragsync quarantine` lists them'),
+  );
+  lines.push(
+    ...countLines(
+      s.flagged,
+      'flagged values',
+      'stored as sent, outside a range the spec states; the value_flags view',
+    ),
+  );
   return lines.join('\n');
 }
 
@@ -216,4 +236,16 @@ function tableLines(s: SyncSummary): string[] {
     out.push(d ? `${line}  ${num(d.added, 8)}  ${num(d.changed, 8)}  ${num(d.removed, 8)}` : line);
   }
   return out;
+}
+
+/** "quarantined: 3 records", then a line per endpoint with its count and one example reason. */
+function countLines(counts: EndpointCount[], label: string, note: string): string[] {
+  if (counts.length === 0) return [];
+  const total = counts.reduce((n, c) => n + c.count, 0);
+  const w = Math.max(...counts.map((c) => c.endpoint.length));
+  return [
+    '',
+    `${label}: ${total} (${note})`,
+    ...counts.map((c) => `  ${c.endpoint.padEnd(w)}  ${String(c.count).padStart(6)}  e.g. ${c.example}`),
+  ];
 }

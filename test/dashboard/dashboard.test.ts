@@ -93,7 +93,9 @@ async function warehouseFigures() {
   const wh = await Warehouse.open(db, { readOnly: true });
   try {
     const day = new Date().toISOString().slice(0, 10);
-    const [q] = await wh.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM quarantine');
+    const [q] = await wh.query<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
+    );
     const runs = await wh.query<{ run_id: string; status: string; calls: number; cost_cents: number }>(
       'SELECT run_id, status, calls, cost_cents FROM sync_runs ORDER BY started_at DESC',
     );

@@ -132,6 +132,7 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       expect(summary.costRatio).not.toBeNull();
       expect(summary.costRatio as number).toBeLessThanOrEqual(1.05);
       expect(await quarantined(dbPath)).toBe(0);
+      expect(summary.quarantined).toEqual([]);
     });
   });
 
@@ -149,6 +150,7 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       expect(ours.calls).toBe(ledger.calls);
       expect(ours.billable).toBe(ledger.cents);
       expect(await quarantined(dbPath)).toBe(0);
+      expect(summary.quarantined).toEqual([]);
     });
   });
 
@@ -178,6 +180,7 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       expect(summary.failedCalls).toBe(Number(all?.failed));
       expect(billed ? summary.cents + summary.failedCents : summary.cents).toBe(ledger.cents);
       expect(await quarantined(dbPath)).toBe(0);
+      expect(summary.quarantined).toEqual([]);
       if (variant.edgeValues) await expectEdges(dbPath, variant.pageCap!);
     });
   });

@@ -49,6 +49,8 @@ describe('fragsync sim flags', () => {
         '--page-cap',
         '7',
         '--edge-values',
+        '--invalid-record',
+        'missing-key',
       ]),
     ).toEqual({
       port: 0,
@@ -68,6 +70,7 @@ describe('fragsync sim flags', () => {
         pageCap: 7,
         edgeValues: true,
       },
+      invalidRecord: 'missing-key',
     });
     expect(parseSimArgs(['--help'])).toBe('help');
   });
@@ -76,6 +79,7 @@ describe('fragsync sim flags', () => {
     ['--fragrances', 'many'],
     ['--list-order', 'random'],
     ['--page-cap', '0'],
+    ['--invalid-record', 'wrong'],
     ['--nope'],
     ['--days', '-1'],
     ['--keys', 'a,,b'],

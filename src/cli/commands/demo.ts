@@ -10,7 +10,7 @@ import { formatSummary } from '../../sync/summary.ts';
 import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
-import { EXIT, exitCodeFor } from '../exit-codes.ts';
+import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
 import { outputWidth } from '../output/cell.ts';
 import { printer } from '../output/formats.ts';
 import { write } from '../output/write.ts';
@@ -82,7 +82,7 @@ export async function run(input: CommandInput): Promise<number> {
     } finally {
       await wh.close();
     }
-    return exitCodeFor(summary.status);
+    return exitCodeOfRun(summary);
   } catch (err) {
     console.error(`fragsync demo: ${oneLine(err)}`);
     return EXIT.unexpected;

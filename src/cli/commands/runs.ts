@@ -12,12 +12,16 @@ import { PIPE_WIDTH } from './query.ts';
 
 /** `fragsync runs`: the latest runs from sync_runs (warehouse/run-history.ts), with exit codes. */
 
-/** The exit code each cause gave, as SQL; a run still going (or killed) has none yet. */
+/**
+ * The exit code each cause gave, as SQL (exitCodeOfRun): a completed run that quarantined
+ * records gave 8. A run still going (or killed) has none yet.
+ */
 function exitCase(): string {
   const whens = Object.entries(EXIT_BY_STATUS)
     .filter(([status]) => status !== 'running')
     .map(([status, code]) => `WHEN '${status}' THEN ${code}`);
-  return `CASE status ${whens.join(' ')} END`;
+  const quarantined = `status = 'completed' AND EXISTS (SELECT 1 FROM quarantine q WHERE q.run_id = sync_runs.run_id)`;
+  return `CASE WHEN ${quarantined} THEN ${EXIT.quarantined} ELSE CASE status ${whens.join(' ')} END END`;
 }
 
 export async function run(input: CommandInput): Promise<number> {

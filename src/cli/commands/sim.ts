@@ -6,6 +6,7 @@ import { ConfigError } from '../../errors.ts';
 import {
   DEFAULT_KEY,
   startSimulator,
+  type InvalidRecordKind,
   type SimulatorOptions,
   type SimulatorVariant,
 } from '../../simulator/index.ts';
@@ -39,6 +40,7 @@ export function simOptions(o: SimFlags): SimulatorOptions {
     balanceCents: int(o.balanceCents),
     latencyMs: int(o.latencyMs),
     variant,
+    ...(o.invalidRecord ? { invalidRecord: o.invalidRecord as InvalidRecordKind } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
-import { EXIT, exitCodeFor } from '../exit-codes.ts';
+import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
 import { listenForInterrupt } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
@@ -63,11 +63,16 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
     if (summary.status === 'failed' && summary.calls === 0) {
       // Nothing was answered: the summary table would only be zeros.
       console.error(`fragsync sync: ${unreachable(config.baseUrl, summary.message)}`);
-      return exitCodeFor(summary.status);
+      return exitCodeOfRun(summary);
     }
     if (!json) console.log(formatSummary(summary));
     if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
-    return exitCodeFor(summary.status);
+    const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
+    if (quarantined > 0)
+      console.error(
+        `fragsync sync: ${quarantined} records quarantined (not stored): \`fragsync quarantine\` lists them`,
+      );
+    return exitCodeOfRun(summary);
   } catch (err) {
     progress.done();
     console.error(`fragsync sync: ${oneLine(err)}`);

@@ -1,0 +1,138 @@
+import pino from 'pino';
+import { runJob, type JobKind, type JobPayloads, type JobSettings } from '../../jobs/index.ts';
+import { FragranceClient } from '../api/client.ts';
+import { EMPTY_RATE_LIMIT } from '../api/rate-limit.ts';
+import type { LoadItem, ProgressMark } from '../domain/items.ts';
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import {
+  lastFetched,
+  pendingQuarantine,
+  releaseQuarantine,
+  type PendingRow,
+} from '../warehouse/quarantine.ts';
+import { checkItem } from '../warehouse/validate.ts';
+
+/**
+ * `fragsync quarantine --revalidate`: every pending quarantine row is checked again with
+ * today's schemas, and what now passes is loaded, without a single call to the service.
+ * - a response (scope 'response', or none on older rows) of an endpoint one job reads in one
+ *   call: the job runs again on the stored body, played back instead of sent (the client's
+ *   schema, then the job, then the loader, exactly as in a sync);
+ * - an item the loader refused (scope 'item'): the loader's schema again;
+ * - a job that failed, or a page of a longer walk, cannot be checked without asking again:
+ *   it stays (the next sync asks for what it still owes).
+ * A row whose dataset was fetched again after it was quarantined is superseded: loading it
+ * would put back an older state, so it stays pending, and is counted apart.
+ */
+
+/** Endpoints whose whole answer one job reads in one call: the job and its payload for a key. */
+const REPLAYABLE: Record<string, { kind: JobKind; entity: string; dataset: string; field: 'id' | 'slug' }> = {
+  '/v1/fragrances/{id}': { kind: 'fragranceProfile', entity: 'fragrance', dataset: 'profile', field: 'id' },
+  '/v1/fragrances/{id}/similar': {
+    kind: 'fragranceSimilar',
+    entity: 'fragrance',
+    dataset: 'similar',
+    field: 'id',
+  },
+  '/v1/fragrances/{id}/wearing-stats': {
+    kind: 'fragranceWearing',
+    entity: 'fragrance',
+    dataset: 'wearing',
+    field: 'id',
+  },
+  '/v1/fragrances/{id}/review-digest': {
+    kind: 'reviewDigest',
+    entity: 'fragrance',
+    dataset: 'reviewDigest',
+    field: 'id',
+  },
+  '/v1/brands/{slug}': { kind: 'brand', entity: 'brand', dataset: 'profile', field: 'slug' },
+  '/v1/perfumers/{slug}': { kind: 'perfumer', entity: 'perfumer', dataset: 'profile', field: 'slug' },
+  '/v1/notes/{slug}': { kind: 'note', entity: 'note', dataset: 'profile', field: 'slug' },
+  '/v1/charts/{slug}': { kind: 'chart', entity: 'chart', dataset: 'profile', field: 'slug' },
+};
+
+export interface RevalidateResult {
+  /** Rows that now pass and were loaded. */
+  released: number;
+  /** Rows still pending, of which `superseded` were fetched again since, `unchecked` cannot be checked offline. */
+  remaining: number;
+  superseded: number;
+  unchecked: number;
+}
+
+type Verdict =
+  { loads: { items: LoadItem[]; progress: ProgressMark[] } } | 'invalid' | 'unchecked' | 'superseded';
+
+export async function revalidate(wh: WarehouseHandle, settings: JobSettings): Promise<RevalidateResult> {
+  const out: RevalidateResult = { released: 0, remaining: 0, superseded: 0, unchecked: 0 };
+  for (const row of await pendingQuarantine(wh)) {
+    const verdict = await check(wh, row, settings);
+    if (typeof verdict === 'object') {
+      // Under the run that fetched it: the rows carry that run's lineage.
+      await wh.load({ runId: row.runId ?? 'revalidate', ...verdict.loads });
+      await releaseQuarantine(wh, [row.rowid], new Date());
+      out.released++;
+      continue;
+    }
+    out.remaining++;
+    if (verdict === 'superseded') out.superseded++;
+    if (verdict === 'unchecked') out.unchecked++;
+  }
+  return out;
+}
+
+async function check(wh: WarehouseHandle, row: PendingRow, settings: JobSettings): Promise<Verdict> {
+  if (row.scope === 'item') {
+    const item = checkItem(row.raw);
+    return item.kind === 'quarantine' ? 'invalid' : { loads: { items: [item], progress: [] } };
+  }
+  const replay = row.scope === null || row.scope === 'response' ? REPLAYABLE[row.endpoint] : undefined;
+  if (!replay || row.key === '') return 'unchecked';
+  const fetchedAt = await lastFetched(wh, replay.entity, row.key, replay.dataset);
+  if (fetchedAt && fetchedAt.getTime() > row.at.getTime()) return 'superseded';
+  const payload = { [replay.field]: row.key } as unknown as JobPayloads[JobKind];
+  const result = await runJob(
+    { client: playback(row.raw), settings, signal: new AbortController().signal, log: SILENT },
+    replay.kind,
+    payload,
+  );
+  // The job quarantines what still fails, as in a sync: that is a no, not a load.
+  if (result.items.some((i) => i.kind === 'quarantine')) return 'invalid';
+  const items = result.items.map(checkItem);
+  if (items.some((i) => i.kind === 'quarantine')) return 'invalid';
+  // What the answer names is discovered, as the frontier would record it: the next sync owes it.
+  const progress: ProgressMark[] = result.progress.flatMap((m): ProgressMark[] =>
+    m.kind === 'named'
+      ? m.keys.map((key) => ({ kind: 'discovered', entity: m.entity, key, source: m.source }))
+      : [m],
+  );
+  return { loads: { items, progress } };
+}
+
+const SILENT = pino({ level: 'silent' });
+
+/** A client whose every request is answered with `body` (a 200), and never leaves the process. */
+function playback(body: unknown): FragranceClient {
+  const text = JSON.stringify(body);
+  return new FragranceClient({
+    view: {
+      transport: {
+        send: () =>
+          Promise.resolve({
+            kind: 'response',
+            status: 200,
+            rateLimit: EMPTY_RATE_LIMIT,
+            contentType: 'application/json',
+            text,
+          }),
+        close: () => Promise.resolve(),
+      },
+      // Redaction looks for the key in bodies; nothing here was sent with one.
+      apiKey: 'no key: a stored answer played back',
+      maxRetries: 0,
+      retryBaseMs: 0,
+      retryMaxMs: 0,
+    },
+  });
+}

@@ -1,0 +1,110 @@
+import type { WarehouseHandle } from './handle.ts';
+
+/**
+ * The quarantine table as the run summary, `fragsync quarantine` and its re-validation read
+ * it. A row is pending until `released_at` says a re-validation loaded it. "at" is a
+ * reserved word in DuckDB's parser: always quoted.
+ */
+
+type Queryable = Pick<WarehouseHandle, 'query'>;
+
+/** Records of one endpoint (or job kind, or 'loader'), with one example reason. */
+export interface EndpointCount {
+  endpoint: string;
+  count: number;
+  example: string;
+}
+
+/** What one run quarantined, per endpoint as recorded (the API's path template for a response). */
+export async function quarantinedInRun(wh: Queryable, runId: string): Promise<EndpointCount[]> {
+  const rows = await wh.query<{ endpoint: string; count: number; example: string }>(
+    `SELECT coalesce(endpoint, '') AS endpoint, count(*)::INTEGER AS count, arg_min(reason, "at") AS example
+     FROM quarantine WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC, 1`,
+    [runId],
+  );
+  return rows.map((r) => ({ endpoint: r.endpoint, count: Number(r.count), example: r.example }));
+}
+
+/**
+ * Values this run stored that break a range the spec states (the value_flags view), per
+ * table: stored as sent, so they never change the exit code.
+ */
+export async function flaggedInRun(wh: Queryable, runId: string): Promise<EndpointCount[]> {
+  const rows = await wh.query<{ endpoint: string; count: number; example: string }>(
+    `SELECT table_name AS endpoint, count(*)::INTEGER AS count,
+       arg_min(rule || ' (' || column_name || ' = ' || value || ' for ' || fragrance_id || ')', fragrance_id) AS example
+     FROM value_flags WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC, 1`,
+    [runId],
+  );
+  return rows.map((r) => ({ endpoint: r.endpoint, count: Number(r.count), example: r.example }));
+}
+
+/** The listing of `fragsync quarantine`: pending rows (all with `all`), newest first. */
+export function quarantineListSql(opts: { payload: boolean; all: boolean }): string {
+  return `SELECT endpoint, key, reason, strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, run_id, scope${
+    opts.all ? `, strftime(released_at, '%Y-%m-%d %H:%M:%S') AS released_utc` : ''
+  }${opts.payload ? ', raw AS payload' : ''}
+FROM quarantine${opts.all ? '' : ' WHERE released_at IS NULL'}
+ORDER BY "at" DESC, endpoint, key`;
+}
+
+/** A pending row, with its rowid to release it by. */
+export interface PendingRow {
+  rowid: number;
+  runId: string | null;
+  at: Date;
+  endpoint: string;
+  key: string;
+  scope: string | null;
+  raw: unknown;
+}
+
+export async function pendingQuarantine(wh: Queryable): Promise<PendingRow[]> {
+  const rows = await wh.query<{
+    rowid: bigint | number;
+    run_id: string | null;
+    at_ms: bigint | number;
+    endpoint: string | null;
+    key: string | null;
+    scope: string | null;
+    raw: string | null;
+  }>(
+    `SELECT rowid, run_id, epoch_ms("at") AS at_ms, endpoint, key, scope, raw::VARCHAR AS raw
+     FROM quarantine WHERE released_at IS NULL ORDER BY "at", rowid`,
+  );
+  return rows.map((r) => ({
+    rowid: Number(r.rowid),
+    runId: r.run_id,
+    at: new Date(Number(r.at_ms)),
+    endpoint: r.endpoint ?? '',
+    key: r.key ?? '',
+    scope: r.scope,
+    raw: r.raw === null ? null : (JSON.parse(r.raw) as unknown),
+  }));
+}
+
+/** Marks rows loaded after all: they stay, for the record, but are no longer pending. */
+export async function releaseQuarantine(wh: Queryable, rowids: readonly number[], at: Date): Promise<void> {
+  if (rowids.length === 0) return;
+  await wh.query(`UPDATE quarantine SET released_at = ?::TIMESTAMPTZ WHERE rowid IN (${rowids.join(', ')})`, [
+    at.toISOString(),
+  ]);
+}
+
+/**
+ * When a dataset of an entity was last fetched (sync_items), or null: a pending row older
+ * than that was superseded by a later answer, and loading it would put back an older state.
+ */
+export async function lastFetched(
+  wh: Queryable,
+  entity: string,
+  key: string,
+  dataset: string,
+): Promise<Date | null> {
+  const column = `fetched_${dataset.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+  const [row] = await wh.query<{ ms: bigint | number | null }>(
+    `SELECT epoch_ms("${column}") AS ms FROM sync_items WHERE entity = ? AND key = ?`,
+    [entity, key],
+  );
+  return row?.ms === null || row?.ms === undefined ? null : new Date(Number(row.ms));
+}

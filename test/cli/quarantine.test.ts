@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { InvalidRecordKind, Simulator } from '../../src/simulator/types.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { fragsync, said } from '../helpers/cli.ts';
+import { diffTables, truthTables, warehouseTables, type Tables } from '../helpers/ground-truth.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * Quarantine is loud: the real binary against the simulator over HTTP, serving one fragrance
+ * profile the spec does not allow (SimulatorOptions.invalidRecord).
+ */
+const KEY = { FRAGSYNC_API_KEY: 'sim-key' };
+let dir: { path: string; cleanup(): Promise<void> };
+beforeAll(async () => {
+  dir = await tempDir('fragsync-quarantine-');
+});
+afterAll(() => dir.cleanup());
+
+/** The rows a fragrance's profile answer gives the mirror, and only those. */
+const PROFILE_TABLES = ['fragrances', 'fragrance_notes', 'fragrance_accords'];
+const withoutProfile = (t: Tables, id: string): Tables =>
+  Object.fromEntries(
+    Object.entries(t).map(([table, rows]) => [
+      table,
+      PROFILE_TABLES.includes(table) ? rows.filter((r) => (JSON.parse(r) as unknown[])[0] !== id) : rows,
+    ]),
+  );
+
+async function withWarehouse<T>(db: string, fn: (wh: Warehouse) => Promise<T>): Promise<T> {
+  const wh = await Warehouse.open(db, { readOnly: true });
+  try {
+    return await fn(wh);
+  } finally {
+    await wh.close();
+  }
+}
+
+interface Row {
+  endpoint: string;
+  key: string;
+  reason: string;
+  at_utc: string;
+  payload?: string;
+}
+const jsonl = (out: string): Row[] =>
+  out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
+
+describe.each<[InvalidRecordKind, RegExp]>([
+  ['wrong-type', /year.*(number|integer)/i],
+  ['missing-key', /name/],
+])('a service that sends one invalid fragrance profile (%s)', (kind, why) => {
+  let sim: Simulator;
+  let db: string;
+  let id: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ fragrances: 15, invalidRecord: kind });
+    db = join(dir.path, `${kind}.duckdb`);
+    id = sim.invalidRecord()!.id;
+  });
+  afterAll(() => sim.close());
+
+  it('sync: the rest is mirrored, the record is in quarantine with its payload, a summary line, exit 8', async () => {
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
+    expect(r.code, r.stderr).toBe(EXIT.quarantined);
+    expect(r.stdout).toMatch(/^run \S+: completed in /m);
+    expect(r.stdout).toMatch(/^quarantined records: 1 \(not stored; `fragsync quarantine` lists them\)$/m);
+    expect(r.stdout).toMatch(new RegExp(`^  /v1/fragrances/\\{id\\}\\s+1  e\\.g\\. .*${why.source}`, 'mi'));
+    expect(said(r)).toContain(
+      'fragsync sync: 1 records quarantined (not stored): `fragsync quarantine` lists them',
+    );
+
+    const truth = sim.groundTruth();
+    const mirrored = await warehouseTables(db, truth.serviceDate);
+    // Everything but the broken profile's own rows is exactly the service's truth...
+    expect(diffTables(withoutProfile(truthTables(truth), id), withoutProfile(mirrored, id))).toEqual({});
+    // ...and of that profile nothing was stored: its notes and accords are missing.
+    expect(mirrored.fragrance_notes!.some((row) => row.startsWith(`[${JSON.stringify(id)},`))).toBe(false);
+    expect(truthTables(truth).fragrance_notes!.some((row) => row.startsWith(`[${JSON.stringify(id)},`))).toBe(
+      true,
+    );
+    const rows = await withWarehouse(db, (wh) =>
+      wh.query<{ endpoint: string; key: string; reason: string; raw: string }>(
+        'SELECT endpoint, key, reason, raw::VARCHAR AS raw FROM quarantine',
+      ),
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ endpoint: '/v1/fragrances/{id}', key: id });
+    expect(rows[0]!.reason).toMatch(why);
+    const raw = JSON.parse(rows[0]!.raw) as Record<string, unknown>;
+    const served = truth.fragrances.find((f) => f.id === id)!;
+    // The payload as the service sent it: the broken field broken, the rest intact.
+    if (kind === 'wrong-type') expect(raw).toEqual({ ...served, year: String(served.year) });
+    else expect(raw).toEqual(Object.fromEntries(Object.entries(served).filter(([k]) => k !== 'name')));
+  });
+
+  it('fragsync quarantine lists it (endpoint, key, reason, when), --payload adds what was sent', async () => {
+    const list = await fragsync(['quarantine', '--db', db, '--json']);
+    expect(list.code, list.stderr).toBe(EXIT.ok);
+    const [row, ...more] = jsonl(list.stdout);
+    expect(more).toEqual([]);
+    expect(row).toMatchObject({ endpoint: '/v1/fragrances/{id}', key: id });
+    expect(row!.reason).toMatch(why);
+    expect(row!.at_utc).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(row).not.toHaveProperty('payload');
+    const withPayload = jsonl((await fragsync(['quarantine', '--db', db, '--json', '--payload'])).stdout);
+    expect(JSON.parse(withPayload[0]!.payload!)).toMatchObject({ id });
+    const table = await fragsync(['quarantine', '--db', db, '--width', '200']);
+    expect(table.stdout).toContain('/v1/fragrances/{id}');
+    expect(table.stdout).toContain(id);
+  });
+
+  it('fragsync runs shows the exit code the run gave', async () => {
+    const r = await fragsync(['runs', '--db', db, '--format', 'jsonl']);
+    expect((JSON.parse(r.stdout.trim()) as { exit_code: number }).exit_code).toBe(EXIT.quarantined);
+  });
+
+  it('--revalidate keeps what still fails, and releases a record once it validates', async () => {
+    const still = await fragsync(['quarantine', '--db', db, '--revalidate'], KEY);
+    expect(still.code, still.stderr).toBe(EXIT.ok);
+    expect(still.stdout.trim()).toBe('released 0 (now valid, loaded); 1 remain');
+
+    // "After an upgrade": a row whose payload today's schemas accept (the profile as it should
+    // have been sent), quarantined after the sync's fetch of it.
+    const truth = sim.groundTruth();
+    const served = truth.fragrances.find((f) => f.id === id)!;
+    const wh = await Warehouse.open(db);
+    try {
+      await wh.query(
+        `INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
+         SELECT run_id, now(), '/v1/fragrances/{id}', ?, 'rejected by an older version', ?::JSON, 'response' FROM sync_runs`,
+        [id, JSON.stringify(served)],
+      );
+    } finally {
+      await wh.close();
+    }
+    const r = await fragsync(['quarantine', '--db', db, '--revalidate'], KEY);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout.trim()).toBe('released 1 (now valid, loaded); 1 remain');
+    // The mirror is now exactly the service's truth, with no call made.
+    const calls = sim.ledger().calls;
+    expect(diffTables(truthTables(truth), await warehouseTables(db, truth.serviceDate))).toEqual({});
+    expect(sim.ledger().calls).toBe(calls);
+    const pending = jsonl((await fragsync(['quarantine', '--db', db, '--json'])).stdout);
+    expect(pending.map((p) => p.reason)).toEqual([expect.stringMatching(why)]);
+    const all = jsonl((await fragsync(['quarantine', '--db', db, '--json', '--all'])).stdout);
+    expect(all).toHaveLength(2);
+  });
+});
