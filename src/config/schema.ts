@@ -159,6 +159,13 @@ export const ConfigSchema = z.strictObject({
      * so loading never delays the requests in flight. false: in the sync's own thread.
      */
     thread: bool(),
+    /**
+     * Close the warehouse file once the sync has had nothing to write for this long, in ms,
+     * so analysts can open it (DuckDB admits no reader while a writer has it open); it is
+     * opened again for the next batch (median 0.25 s on a 5k warehouse; docs/architecture.md).
+     * Quota pauses close it at once.
+     */
+    releaseIdleMs: nonNegInt(),
   }),
   export: z.strictObject({
     /** Folder for Parquet files after a sync; null: no export. */

@@ -58,9 +58,12 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     await client?.close();
     // Closing checkpoints the file (Warehouse.close): no room for it is an error of its own
     // when the run went well, and only a log line when the run already failed on something.
-    await run.warehouse.close().catch((err: unknown) => {
-      if (!failed) throw err;
-      run.log.warn({ err }, 'closing the warehouse failed too');
-    });
+    await run.warehouse
+      .close()
+      .catch((err: unknown) => {
+        if (!failed) throw err;
+        run.log.warn({ err }, 'closing the warehouse failed too');
+      })
+      .finally(() => run.writer?.release());
   }
 }

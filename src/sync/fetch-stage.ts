@@ -116,10 +116,14 @@ export class FetchStage {
         this.pausedUntil = until;
         this.recheck?.paused();
         this.rewalk.paused();
+        // Nothing is written until the reset: analysts may open the warehouse meanwhile.
+        this.run.writer?.paused(until);
+        this.load.release();
         this.run.log.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
       },
       onResume: async () => {
         this.pauseEnded();
+        this.run.writer?.paused(null);
         if (this.halted()) return;
         // A recheck that found the quota raised ends a pause inside the quota window whose
         // lists this run read already: nothing new to look for yet.

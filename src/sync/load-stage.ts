@@ -245,6 +245,16 @@ export class LoadStage {
     });
   }
 
+  /**
+   * Commits what is buffered, then lets go of the warehouse file (a quota pause: nothing to
+   * write for a while) so other processes can read it; the next batch opens it again.
+   */
+  release(): void {
+    void this.flush()
+      .then(() => this.warehouse.release())
+      .catch((err: unknown) => this.opts.log.warn({ err }, 'closing the warehouse for the pause failed'));
+  }
+
   /** Flush and report a write failure, if any. */
   async close(): Promise<void> {
     await this.flush();

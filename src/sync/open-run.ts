@@ -5,6 +5,7 @@ import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
+import { WriterLock } from '../warehouse/writer-lock.ts';
 import { Frontier } from './frontier.ts';
 import { LoadStage } from './load-stage.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
@@ -22,9 +23,19 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
   const started = new Date();
   const runId = newRunId(started);
   const log = deps.log.child({ runId });
-  const warehouse: WarehouseHandle = config.loader.thread
-    ? await ThreadWarehouse.open(config.dbPath, { logger: log })
-    : await Warehouse.open(config.dbPath, { logger: log });
+  // Held for the whole run, while the file itself is closed whenever nothing is written:
+  // a second sync is refused here, analysts may read in between (see writer-lock.ts).
+  const writer = WriterLock.acquire(config.dbPath, runId);
+  let warehouse: WarehouseHandle;
+  try {
+    const opts = { logger: log, releaseIdleMs: config.loader.releaseIdleMs };
+    warehouse = config.loader.thread
+      ? await ThreadWarehouse.open(config.dbPath, opts)
+      : await Warehouse.open(config.dbPath, opts);
+  } catch (err) {
+    writer.release();
+    throw err;
+  }
   try {
     await LoadStage.recover(warehouse, config.dbPath, log);
     for (const r of await warehouse.query<{ run_id: string }>(
@@ -41,9 +52,10 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day);
   } catch (err) {
     await warehouse.close().catch(() => undefined);
+    writer.release();
     throw err;
   }
-  return { runId, started, log, warehouse };
+  return { runId, started, log, warehouse, writer };
 }
 
 /** The plan stage: what the warehouse says is still owed, as the frontier that schedules it. */

@@ -5,6 +5,7 @@ import type { Config } from '../config/index.ts';
 import type { Governor } from '../governor/types.ts';
 import type { JobOutcome, QueueDriver } from '../queue/types.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import type { WriterLock } from '../warehouse/writer-lock.ts';
 
 /** The values the stages of a sync hand each other (open → plan → fetch/load → finish). */
 
@@ -58,4 +59,6 @@ export interface OpenRun {
   started: Date;
   log: Logger;
   warehouse: WarehouseHandle;
+  /** The run's writer lock on the warehouse (null where a test plays a run without one). */
+  writer: WriterLock | null;
 }

@@ -19,5 +19,10 @@ export interface WarehouseHandle {
   syncState(): Promise<SyncState>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   exportParquet(dir: string): Promise<ExportResult>;
+  /**
+   * Lets go of the file (after the calls under way) so other processes can read it; the next
+   * call opens it again.
+   */
+  release(): Promise<void>;
   close(): Promise<void>;
 }

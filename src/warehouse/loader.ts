@@ -33,14 +33,23 @@ export class Loader {
 
   constructor(private readonly db: Db) {}
 
-  /** Creates the temp staging tables, batch macros and (empty) work tables on this connection. */
-  async prepare(): Promise<void> {
+  /** What the warehouse holds per replaced table, as this loader knows it (kept across a reopen). */
+  get storedKeys(): StoredKeys | null {
+    return this.stored;
+  }
+
+  /**
+   * Creates the temp staging tables, batch macros and (empty) work tables on this connection.
+   * `keys`: those of a loader on an earlier connection of this process, which nobody else
+   * has written since (the writer lock), instead of reading them again.
+   */
+  async prepare(keys: StoredKeys | null = null): Promise<void> {
     await this.db.run(stagingDdl(STAGING_TABLES));
     await this.db.run(this.sessionSql);
     // Every work table exists from the start, so a statement may read one a batch skipped.
     const creates = this.merges.filter((m) => m.verb === 'creates').map((m) => m.sql);
     await this.db.run(creates.join('\n'));
-    this.stored = await this.db.exclusive((c) => StoredKeys.read(c));
+    this.stored = keys ?? (await this.db.exclusive((c) => StoredKeys.read(c)));
   }
 
   /**

@@ -3,7 +3,12 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type pino from 'pino';
 import { ConfigError } from '../errors.ts';
 import { ensureWritableDir } from '../util/writable-dir.ts';
-import { Db, WarehouseError, toWarehouseError } from './db.ts';
+import type { Db } from './db.ts';
+import { WarehouseError, toWarehouseError } from './db.ts';
+import { closeFile, openDbFile, reopenWriter, type OpenFile } from './open-file.ts';
+import { ReopenGate } from './reopen-gate.ts';
+import { refuseIfLocked } from './writer-lock.ts';
+import type { StoredKeys } from './stored-keys.ts';
 import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
@@ -21,26 +26,57 @@ export type { LoadResult } from './loader.ts';
 export interface OpenOptions {
   logger?: pino.Logger;
   readOnly?: boolean;
+  /** How long to keep trying while another process has the file open, in ms (default 3 s). */
+  lockedRetryMs?: number;
+  /**
+   * Writable only: close the file after this long without a call, in ms, so that analysts
+   * can open it; the next call opens it again. null (the default): hold it until close().
+   */
+  releaseIdleMs?: number | null;
 }
+
+const LOCKED_RETRY_MS = 3000;
 
 /**
  * The DuckDB warehouse: the only writer of the file. Every call is serialized on one
- * connection (see Db). Another process cannot open the file while this one has it open.
+ * connection (see Db). Another process cannot open the file while this one has it open, so
+ * a writer can let go of it between calls (`release`, or by itself after `releaseIdleMs`)
+ * and opens it again at the next call; a sync's writer lock (writer-lock.ts) keeps other
+ * writers out meanwhile.
  */
 export class Warehouse implements WarehouseHandle {
   private lastLoadAtMs = 0;
+  private readonly gate: ReopenGate<OpenFile>;
+  /** The loader's stored keys, kept across a release: nobody else writes meanwhile. */
+  private keys: StoredKeys | null = null;
 
   private constructor(
-    private readonly db: Db,
-    private readonly loader: Loader | null,
+    private readonly file: string,
+    first: OpenFile,
     private readonly logger: pino.Logger | undefined,
-  ) {}
+    releaseIdleMs: number | null,
+  ) {
+    this.keys = first.loader?.storedKeys ?? null;
+    this.gate = new ReopenGate(first, {
+      open: () => reopenWriter(this.file, this.keys, this.logger),
+      close: (f) => {
+        if (f.loader) this.keys = f.loader.storedKeys;
+        return closeFile(f, this.file);
+      },
+      idleReleaseMs: first.loader ? releaseIdleMs : null,
+      onIdleReleaseError: (err) => this.logger?.warn({ err }, 'closing the idle warehouse failed'),
+    });
+  }
 
   static async open(path: string, opts: OpenOptions = {}): Promise<Warehouse> {
     const file = resolve(path);
     const readOnly = opts.readOnly ?? false;
-    if (!readOnly) ensureWritableDir(dirname(file), 'dbPath');
-    const db = await Db.open(file, readOnly).catch((err: unknown) => {
+    if (!readOnly) {
+      ensureWritableDir(dirname(file), 'dbPath');
+      refuseIfLocked(file, 'cannot open warehouse');
+    }
+    const retryMs = opts.lockedRetryMs ?? LOCKED_RETRY_MS;
+    const db = await openDbFile(file, { readOnly, retryMs }).catch((err: unknown) => {
       // A file that is not a warehouse (a folder, another kind of file, one it may not
       // read): the user's setup, like a folder that cannot be written. A lock or a full
       // disk keep their own errors.
@@ -58,28 +94,54 @@ export class Warehouse implements WarehouseHandle {
             { path: file },
           );
         }
-        return new Warehouse(db, null, opts.logger);
+        return new Warehouse(file, { db, loader: null }, opts.logger, null);
       }
       const applied = await migrate(db);
       await createViews(db);
       if (applied.length > 0) opts.logger?.info({ applied, path: file }, 'warehouse migrations applied');
       const loader = new Loader(db);
       await loader.prepare();
-      return new Warehouse(db, loader, opts.logger);
+      return new Warehouse(file, { db, loader }, opts.logger, opts.releaseIdleMs ?? null);
     } catch (err) {
       await db.close().catch(() => undefined);
       throw toWarehouseError(err, 'cannot open warehouse', file);
     }
   }
 
-  private writable(what: string): Loader {
-    if (!this.loader) throw new WarehouseError('WAREHOUSE', `${what}: warehouse opened read-only`);
-    return this.loader;
+  /** Runs `fn` on the open file (opening it again if it was released). */
+  private withDb<T>(what: string, fn: (db: Db) => Promise<T>): Promise<T> {
+    return this.gate.use(async (f) => {
+      try {
+        return await fn(f.db);
+      } catch (err) {
+        throw toWarehouseError(err, what, this.file);
+      }
+    });
+  }
+
+  /** Same, for a write: refused on a read-only warehouse. */
+  private withLoader<T>(what: string, fn: (loader: Loader, db: Db) => Promise<T>): Promise<T> {
+    return this.gate.use(async (f) => {
+      if (!f.loader) throw new WarehouseError('WAREHOUSE', `${what}: warehouse opened read-only`);
+      try {
+        return await fn(f.loader, f.db);
+      } catch (err) {
+        throw toWarehouseError(err, what, this.file);
+      }
+    });
+  }
+
+  /** Lets go of the file now (after the calls under way); the next call opens it again. */
+  release(): Promise<void> {
+    return this.gate.release();
   }
 
   /** Applies one batch in one transaction; see loader.ts and sql/merge/ for the semantics. */
-  async load(batch: LoadBatch): Promise<LoadResult> {
-    const loader = this.writable('load');
+  load(batch: LoadBatch): Promise<LoadResult> {
+    return this.withLoader('load', (loader) => this.loadWith(loader, batch));
+  }
+
+  private async loadWith(loader: Loader, batch: LoadBatch): Promise<LoadResult> {
     // Each batch gets a distinct load time: rows are attributed to their batch by it.
     const nowMs = Math.max(Date.now(), this.lastLoadAtMs + 1);
     this.lastLoadAtMs = nowMs;
@@ -98,12 +160,16 @@ export class Warehouse implements WarehouseHandle {
    * all of it is. The loader reads the file itself: the fetching thread hands over a path,
    * never the results.
    */
-  async loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult> {
+  loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult> {
+    return this.withLoader('load', (loader) => this.loadJournalWith(loader, path, progress));
+  }
+
+  private async loadJournalWith(loader: Loader, path: string, progress: ProgressMark[]): Promise<LoadResult> {
     const total: LoadResult = { counts: {}, invalidItems: 0 };
     const batches = readJournal(path);
     for (const [i, batch] of batches.entries()) {
       if (i === batches.length - 1) batch.progress.push(...progress);
-      const result = await this.load(batch);
+      const result = await this.loadWith(loader, batch);
       for (const [table, n] of Object.entries(result.counts))
         total.counts[table] = (total.counts[table] ?? 0) + n;
       total.invalidItems += result.invalidItems;
@@ -112,21 +178,19 @@ export class Warehouse implements WarehouseHandle {
   }
 
   async startRun(runId: string, startedAt: Date): Promise<void> {
-    this.writable('startRun');
-    await this.run(sqlFile('runs/start.sql'), [runId, startedAt.toISOString()]);
+    await this.run('startRun', sqlFile('runs/start.sql'), [runId, startedAt.toISOString()]);
   }
 
   /** Closes a run; its calls and cents are computed from the ledger, never trusted from memory. */
   async finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {
-    this.writable('finishRun');
     const [known] = await this.query<{ n: number }>(
       'SELECT count(*)::INTEGER AS n FROM sync_runs WHERE run_id = $1',
       [runId],
     );
     if (!known || known.n === 0)
       throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
-    await this.run(sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
-    await this.run(sqlFile('runs/refresh-late.sql'), [runId]);
+    await this.run('finishRun', sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
+    await this.run('finishRun', sqlFile('runs/refresh-late.sql'), [runId]);
   }
 
   /** Calls and cents of one UTC day across all runs (seeds the governor after a restart). */
@@ -141,48 +205,29 @@ export class Warehouse implements WarehouseHandle {
   }
 
   syncState(): Promise<SyncState> {
-    return this.guard('syncState', () => readSyncState(this.db));
+    return this.withDb('syncState', (db) => readSyncState(db));
   }
 
   /** JSON-safe rows (BIGINT as number when safe, else string; dates as ISO-like strings). */
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.guard('query', () => this.db.all<T>(sql, params as DuckDBValue[]));
+    return this.withDb('query', (db) => db.all<T>(sql, params as DuckDBValue[]));
   }
 
   /** An analyst's query, streamed to `sink` chunk by chunk; resolves with its row count. */
   streamQuery(sql: string, sink: ResultSink): Promise<number> {
-    return this.guard('query', () => this.db.exclusive((conn) => streamResult(conn, sql, sink)));
+    return this.withDb('query', (db) => db.exclusive((conn) => streamResult(conn, sql, sink)));
   }
 
   exportParquet(dir: string): Promise<ExportResult> {
-    return exportParquet(this.db, dir);
+    return this.gate.use((f) => exportParquet(f.db, dir));
   }
 
-  /**
-   * DuckDB checkpoints a written file as it closes, and says nothing if that fails: the data
-   * stays in the WAL and nobody learns that the disk is full. The checkpoint is made here
-   * first, so such a failure is the one-line DISK_FULL error (the file still closes).
-   */
-  async close(): Promise<void> {
-    const failure = this.loader
-      ? await this.guard('checkpoint', () => this.db.run('CHECKPOINT')).then(
-          () => null,
-          (err: unknown) => err,
-        )
-      : null;
-    await this.db.close();
-    if (failure) throw failure;
+  /** Closes the file (checkpointing a written one first, see closeFile); no call after this. */
+  close(): Promise<void> {
+    return this.gate.close();
   }
 
-  private run(sql: string, params: unknown[]): Promise<void> {
-    return this.guard('write', () => this.db.run(sql, params as DuckDBValue[]));
-  }
-
-  private async guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toWarehouseError(err, what, this.db.path);
-    }
+  private run(what: string, sql: string, params: unknown[]): Promise<void> {
+    return this.withLoader(what, (_loader, db) => db.run(sql, params as DuckDBValue[]));
   }
 }

@@ -107,6 +107,7 @@ describe('open and plan', () => {
       expect(frontier.initialJobs().map((j) => j.kind)).toContain('fragrancesPage');
     } finally {
       await run.warehouse.close();
+      run.writer?.release();
       await governor.close();
     }
   });
@@ -143,7 +144,7 @@ describe('fetch', () => {
     const db = `${dir.path}/f.duckdb`;
     const config = configFor(db);
     const warehouse = await Warehouse.open(db);
-    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse };
+    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse, writer: null };
     await warehouse.startRun(run.runId, run.started);
     const frontier = await planRun(run, config);
     const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });

@@ -5,6 +5,8 @@ export interface ThreadInit {
   path: string;
   /** pino level of the thread's logger; its lines are forwarded to the opener's logger. */
   logLevel: string;
+  /** See OpenOptions.releaseIdleMs. */
+  releaseIdleMs: number | null;
 }
 
 /** A call of one WarehouseHandle method; answered by a Reply with the same id. */

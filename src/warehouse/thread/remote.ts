@@ -10,6 +10,7 @@ import type { LoadResult } from '../loader.ts';
 import type { LoadBatch, ProgressMark } from '../../domain/items.ts';
 import type { SyncState } from '../state-types.ts';
 import type { RunStatus } from '../../domain/run.ts';
+import { refuseIfLocked } from '../writer-lock.ts';
 import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
 
 const ENTRY = new URL('./entry.mjs', import.meta.url);
@@ -44,11 +45,19 @@ export class ThreadWarehouse implements WarehouseHandle {
     this.exited = new Promise((done) => worker.once('exit', () => done()));
   }
 
-  static async open(path: string, opts: { logger?: pino.Logger } = {}): Promise<ThreadWarehouse> {
+  static async open(
+    path: string,
+    opts: { logger?: pino.Logger; releaseIdleMs?: number | null } = {},
+  ): Promise<ThreadWarehouse> {
     const file = resolve(path);
     // Before a thread is started for it (the thread's Warehouse.open checks again).
     ensureWritableDir(dirname(file), 'dbPath');
-    const init: ThreadInit = { path: file, logLevel: opts.logger?.level ?? 'silent' };
+    refuseIfLocked(file, 'cannot open warehouse');
+    const init: ThreadInit = {
+      path: file,
+      logLevel: opts.logger?.level ?? 'silent',
+      releaseIdleMs: opts.releaseIdleMs ?? null,
+    };
     const worker = new Worker(ENTRY, {
       workerData: init,
       // Staging a batch makes short-lived objects by the hundred thousand; with V8's default
@@ -139,6 +148,10 @@ export class ThreadWarehouse implements WarehouseHandle {
 
   exportParquet(dir: string): Promise<ExportResult> {
     return this.call('exportParquet', [dir]);
+  }
+
+  release(): Promise<void> {
+    return this.call('release', []);
   }
 
   /** Closes the warehouse in its thread, then waits for the thread to end. */

@@ -28,12 +28,13 @@ const METHODS = new Set<keyof WarehouseHandle>([
   'syncState',
   'query',
   'exportParquet',
+  'release',
   'close',
 ]);
 
 let warehouse: Warehouse;
 try {
-  warehouse = await Warehouse.open(init.path, { logger });
+  warehouse = await Warehouse.open(init.path, { logger, releaseIdleMs: init.releaseIdleMs });
   post({ type: 'ready' });
 } catch (err) {
   post({ type: 'openFailed', error: toWire(err) });

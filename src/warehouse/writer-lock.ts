@@ -1,0 +1,157 @@
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { WarehouseError } from './db.ts';
+
+/**
+ * fragsync's own writer lock, `<db>.lock` beside the warehouse, taken by a sync for its
+ * whole run. DuckDB's lock lasts only while the file is open, and a sync now closes the file
+ * whenever it has nothing to write (a quota pause, a quiet moment) so analysts can read it:
+ * this lock keeps a second sync (or any other writer) out meanwhile. Readers ignore it; it
+ * tells them which run holds the file when DuckDB refuses them.
+ */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  runId: string;
+  startedAt: string;
+  /** 'writing': the run may hold the file now; 'paused': quota pause until `pausedUntil`. */
+  state: 'writing' | 'paused';
+  pausedUntil: string | null;
+}
+
+/** An empty or half-written lock file younger than this is a holder still writing it. */
+const FRESH_MS = 10_000;
+
+export const lockPath = (dbPath: string): string => `${resolve(dbPath)}.lock`;
+
+/** The lock's holder, or null when there is none (no file, or its process is gone). */
+export function lockHolder(dbPath: string): LockHolder | null {
+  const path = lockPath(dbPath);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  let holder: LockHolder | null = null;
+  try {
+    holder = JSON.parse(text) as LockHolder;
+  } catch {
+    holder = null;
+  }
+  if (!holder || typeof holder.pid !== 'number') {
+    // Created but not written yet (a holder between open and write), or left half-written
+    // by a crash long ago.
+    const young = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < FRESH_MS;
+    return young
+      ? { pid: 0, host: '', runId: 'unknown', startedAt: '', state: 'writing', pausedUntil: null }
+      : null;
+  }
+  return holder.host === hostname() && !alive(holder.pid) ? null : holder;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** "sync run R (pid P on H, started T)": who holds the lock, for one-line messages. */
+export function describeHolder(h: LockHolder): string {
+  const where = h.host && h.host !== hostname() ? ` on ${h.host}` : '';
+  const since = h.startedAt ? `, started ${h.startedAt}` : '';
+  return `sync run ${h.runId} (pid ${h.pid}${where}${since})`;
+}
+
+/** Refuses a writer when another process holds the lock (a running sync). */
+export function refuseIfLocked(dbPath: string, what: string): void {
+  const h = lockHolder(dbPath);
+  if (h && !(h.pid === process.pid && h.host === hostname())) throw lockedBy(dbPath, what, h);
+}
+
+function lockedBy(dbPath: string, what: string, h: LockHolder): WarehouseError {
+  const file = resolve(dbPath);
+  return new WarehouseError(
+    'WAREHOUSE_LOCKED',
+    `${what}: ${file} is in use by another process: ${describeHolder(h)} is syncing it (one sync per warehouse; lock file ${lockPath(file)})`,
+    { path: file, runId: h.runId, pid: h.pid },
+  );
+}
+
+export class WriterLock {
+  private released = false;
+
+  private constructor(
+    readonly dbPath: string,
+    private holder: LockHolder,
+  ) {}
+
+  /**
+   * Takes the lock for `runId`, or throws WAREHOUSE_LOCKED naming the run that holds it. A
+   * lock whose process is gone (a killed sync on this host) is taken over.
+   */
+  static acquire(dbPath: string, runId: string): WriterLock {
+    const path = lockPath(dbPath);
+    const holder: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      runId,
+      startedAt: new Date().toISOString(),
+      state: 'writing',
+      pausedUntil: null,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(path, 'wx');
+        try {
+          writeFileSync(fd, JSON.stringify(holder));
+        } finally {
+          closeSync(fd);
+        }
+        return new WriterLock(dbPath, holder);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const other = lockHolder(dbPath);
+      if (other || attempt > 2) throw lockedBy(dbPath, 'cannot open warehouse', other ?? holder);
+      // Stale: its process is gone. Renamed aside first, so two takers cannot both remove it.
+      try {
+        const aside = `${path}.stale-${process.pid}`;
+        renameSync(path, aside);
+        rmSync(aside, { force: true });
+      } catch {
+        // Someone else took it over first: try again, and meet their lock.
+      }
+    }
+  }
+
+  /** Records the run's pause (readers are told until when), or its end (null). */
+  paused(until: Date | null): void {
+    if (this.released) return;
+    this.holder = {
+      ...this.holder,
+      state: until ? 'paused' : 'writing',
+      pausedUntil: until ? until.toISOString() : null,
+    };
+    const path = lockPath(this.dbPath);
+    try {
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(this.holder));
+      renameSync(tmp, path);
+    } catch {
+      // Only what readers are told: the lock itself still stands.
+    }
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const h = lockHolder(this.dbPath);
+    if (h && h.pid === process.pid && h.runId === this.holder.runId)
+      rmSync(lockPath(this.dbPath), { force: true });
+  }
+}
