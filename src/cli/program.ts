@@ -154,7 +154,8 @@ function intParser(min: number): (value: string) => number {
 }
 
 function exitCodesText(codes: readonly ExitCode[]): string {
-  return codes.map((c) => `  ${c}  ${EXIT_MEANING[c]}`).join('\n');
+  // Right-aligned: 130 beside the one-digit codes.
+  return codes.map((c) => `  ${String(c).padStart(3)}  ${EXIT_MEANING[c]}`).join('\n');
 }
 
 function commandHelpFooter(spec: CommandSpec, bindings: readonly Binding[]): string {

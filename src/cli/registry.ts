@@ -51,7 +51,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: `Mirrors the catalogue of the Fragrance Data Service into the DuckDB warehouse.
 The API key comes from FRAGSYNC_API_KEY. With --redis (or REDIS_URL) the run is shared
 with \`fragsync worker\` processes; without, every job runs in this process. On a terminal
-it keeps one live progress line; elsewhere it writes that line every 10 seconds.`,
+it keeps one live progress line; elsewhere it writes that line every 10 seconds.
+Ctrl-C (or SIGTERM) stops it cleanly: no new calls, the requests in flight finish and are
+loaded, the summary is printed, exit 130; a second Ctrl-C stops it at once.`,
     config: [
       ...RUN_FLAGS,
       'redis',
