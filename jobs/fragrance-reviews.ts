@@ -1,7 +1,7 @@
 import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { reviewColumns, type Review, type ReviewsItem } from '../src/domain/items.ts';
 import { fetched, guarded } from './guard.ts';
-import { pageSizeOf } from './paging.ts';
+import { pageCount, pageSizeOf, readPages } from './paging.ts';
 import type { JobContext, Processor } from './types.ts';
 
 const PAGE_SIZE = MAX_PAGE_SIZE.getReviews;
@@ -50,7 +50,10 @@ async function readReviews(
   }
 
   for (let attempt = 0; attempt < MAX_REREADS; attempt++) {
-    const result = await readAll(ctx, p.id, pageLimit, cap);
+    // First side by side; pages that moved meanwhile are read again one after the other.
+    const result =
+      (attempt === 0 ? await readSideBySide(ctx, p.id, pageLimit, cap) : null) ??
+      (await readAll(ctx, p.id, pageLimit, cap));
     if (result)
       return {
         kind: 'reviews',
@@ -62,6 +65,28 @@ async function readReviews(
     ctx.log.info({ id: p.id, attempt }, 'review pages moved inconsistently, reading again');
   }
   throw new Error(`reviews of ${p.id} kept moving during ${MAX_REREADS} reads`);
+}
+
+/**
+ * Page 1, then every other page it implies at once (readPages): only as one consistent read
+ * when every page came back at page 1's total and size, since the overlap rule below needs
+ * pages read in order. Null otherwise (reviews added meanwhile): the caller reads again in
+ * order, paying those pages twice, which happens only while the fragrance gets reviews.
+ */
+async function readSideBySide(
+  ctx: JobContext,
+  id: string,
+  limit: number,
+  cap: number | null,
+): Promise<{ total: number; reviews: Review[] } | null> {
+  const first = await page(ctx, id, 1, limit);
+  const wanted = cap === null ? first.total : Math.min(cap, first.total);
+  const pages = first.reviews.length === 0 ? 1 : pageCount(wanted, first.size);
+  const rest = await readPages(2, pages, (n) => page(ctx, id, n, limit));
+  if (rest.some((pg) => pg.total !== first.total || pg.size !== first.size)) return null;
+  const reviews = [first, ...rest].flatMap((pg) => pg.reviews);
+  if (cap !== null) return { total: first.total, reviews: reviews.slice(0, cap) };
+  return reviews.length === first.total ? { total: first.total, reviews } : null;
 }
 
 /** One consistent read of every page (or the newest `cap`), or null when pages moved unexplainably. */

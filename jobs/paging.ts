@@ -40,27 +40,60 @@ export interface Walked<T> {
   complete: boolean;
 }
 
-/** Reads every page of a list whose pages one job reads together (accords, a brand's catalogue). */
+/**
+ * Pages `from` to `to` of a walk, side by side: once page 1 has given the total there is no
+ * reason to wait for one page before asking for the next (the client's request permits bound
+ * what is in flight, the governor admits each request as ever). Every request settles before
+ * this returns or throws, so each one, a paid call, reaches the job's outcome and the ledger
+ * whatever became of the others; the first failure (in time) is thrown. Pages in page order.
+ */
+export async function readPages<R>(
+  from: number,
+  to: number,
+  read: (page: number) => Promise<R>,
+): Promise<R[]> {
+  let failure: { err: unknown } | null = null;
+  const pages = await Promise.all(
+    Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
+      read(from + i).catch((err: unknown) => {
+        failure ??= { err };
+        return undefined;
+      }),
+    ),
+  );
+  if (failure) throw (failure as { err: unknown }).err;
+  return pages as R[];
+}
+
+/**
+ * Reads every page of a list whose pages one job reads together (accords, a brand's
+ * catalogue): page 1, then the pages its total and page size imply, side by side
+ * (readPages), then any more a total that grew meanwhile implies.
+ */
 export async function walkAll<T>(
   read: (page: number) => Promise<{ data: T[]; pagination: Pagination }>,
 ): Promise<Walked<T>> {
-  const entries: T[] = [];
-  let size = 1;
-  let firstTotal = 0;
-  let total = 0;
-  let sameSize = true;
+  const first = await read(1);
+  const size = pageSizeOf(first.pagination, first.data.length).size;
+  const firstTotal = first.pagination.total;
+  const entries: T[] = [...first.data];
+  let total = firstTotal;
+  let same = true; // every page at page 1's size and total
   let page = 1;
-  for (; ; page++) {
-    const { data, pagination } = await read(page);
-    if (page === 1) {
-      size = pageSizeOf(pagination, data.length).size;
-      firstTotal = pagination.total;
-    } else if (pagination.limit !== size) sameSize = false;
-    total = pagination.total;
-    for (const e of data) entries.push(e);
-    if (page >= pageCount(total, size) || data.length === 0) break;
+  let ended = first.data.length === 0;
+  while (!ended && page < pageCount(total, size)) {
+    for (const { data, pagination } of await readPages(page + 1, pageCount(total, size), read)) {
+      page++;
+      if (pagination.limit !== size || pagination.total !== firstTotal) same = false;
+      total = pagination.total;
+      for (const e of data) entries.push(e);
+      // An empty page ends the list (it shrank meanwhile): what follows it is not read on.
+      if (data.length === 0) {
+        ended = true;
+        break;
+      }
+    }
   }
-  const complete =
-    sameSize && total === firstTotal && page >= pageCount(total, size) && entries.length >= total;
+  const complete = same && page >= pageCount(total, size) && entries.length >= total;
   return { entries, total, size, pages: page, complete };
 }

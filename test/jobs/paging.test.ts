@@ -5,6 +5,7 @@ import { brandCatalogue } from '../../jobs/brand-catalogue.ts';
 import { fragranceReviews } from '../../jobs/fragrance-reviews.ts';
 import { fragrancesPage } from '../../jobs/fragrances-page.ts';
 import { notesPage } from '../../jobs/notes-page.ts';
+import { walkAll } from '../../jobs/paging.ts';
 import type { JobContext, JobMark } from '../../jobs/types.ts';
 import { FragranceClient } from '../../src/api/client.ts';
 import type { BrandCatalogueItem, ReviewsItem } from '../../src/domain/items.ts';
@@ -123,5 +124,54 @@ describe('walks at the page size the service used', () => {
     expect(item.total).toBe(truth.reviews[f.id]!.length);
     expect(item.dates).toEqual(truth.reviews[f.id]!.map((x) => x.date));
     expect(item.texts).toEqual(truth.reviews[f.id]!.map((x) => x.text));
+  });
+});
+
+/** A client whose calls of `method` count how many are in flight at once (the most seen). */
+function counting(method: 'getBrandFragrances' | 'getReviews'): { client: FragranceClient; peak(): number } {
+  let now = 0;
+  let peak = 0;
+  const c = Object.create(client) as FragranceClient;
+  const real = client[method].bind(client) as (...a: unknown[]) => Promise<unknown>;
+  (c as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+    peak = Math.max(peak, ++now);
+    try {
+      return await real(...args);
+    } finally {
+      now--;
+    }
+  };
+  return { client: c, peak: () => peak };
+}
+
+describe('pages after the first are read side by side (latency hidden)', () => {
+  it('a brand catalogue asks for every page after page 1 at once', async () => {
+    const brand = truth.brands.find((b) => truth.brandCatalogues[b.slug]!.length > 21)!;
+    const pages = Math.ceil(truth.brandCatalogues[brand.slug]!.length / 7);
+    const { client: c, peak } = counting('getBrandFragrances');
+    const r = await brandCatalogue(ctx(c), { slug: brand.slug });
+    expect((r.items[0] as BrandCatalogueItem).fragrances).toEqual(truth.brandCatalogues[brand.slug]);
+    expect(peak()).toBe(pages - 1);
+  });
+
+  it("a fragrance's review pages likewise, and the read is the same as in order", async () => {
+    const f = truth.fragrances.find((x) => truth.reviews[x.id]!.length > 30)!;
+    const pages = Math.ceil(truth.reviews[f.id]!.length / 7);
+    const { client: c, peak } = counting('getReviews');
+    const r = await fragranceReviews(ctx(c), { id: f.id, knownTotal: null, knownCount: null });
+    expect((r.items[0] as ReviewsItem).dates).toEqual(truth.reviews[f.id]!.map((x) => x.date));
+    expect(peak()).toBe(pages - 1);
+  });
+
+  it('a page that fails is thrown only once every other page has settled (each is a paid call)', async () => {
+    const settled: number[] = [];
+    const read = async (page: number) => {
+      if (page === 2) throw new Error('page 2 refused');
+      await new Promise((resolve) => setTimeout(resolve, 30 * page));
+      settled.push(page);
+      return { data: [page], pagination: { page, limit: 1, total: 5 } };
+    };
+    await expect(walkAll(read)).rejects.toThrow('page 2 refused');
+    expect(settled.sort()).toEqual([1, 3, 4, 5]);
   });
 });
