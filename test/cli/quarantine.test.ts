@@ -153,3 +153,30 @@ describe.each<[InvalidRecordKind, RegExp]>([
     expect(all).toHaveLength(2);
   });
 });
+
+describe('sync --json', () => {
+  it('carries the quarantined records per endpoint and the exit code 8 the process ends with', async () => {
+    const sim = await startSimulator({ fragrances: 12, invalidRecord: 'missing-key' });
+    try {
+      const r = await fragsync(
+        ['sync', '--base-url', sim.url, '--db', join(dir.path, 'json.duckdb'), '--json'],
+        KEY,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.quarantined);
+      const summary = JSON.parse(r.stdout) as {
+        status: string;
+        exitCode: number;
+        quarantined: unknown;
+        flagged: unknown;
+      };
+      expect(summary).toMatchObject({
+        status: 'completed',
+        exitCode: EXIT.quarantined,
+        quarantined: [{ endpoint: '/v1/fragrances/{id}', count: 1, example: expect.stringMatching(/name/) }],
+        flagged: [],
+      });
+    } finally {
+      await sim.close();
+    }
+  });
+});
