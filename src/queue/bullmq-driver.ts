@@ -3,8 +3,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
-import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, startFetchWorker, type RunInfo } from './fetch-worker.ts';
+import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
 import { cancelPrevious, jobsInHand, RunLease } from './lease.ts';
+import { RedisLossNotice } from './redis-loss.ts';
 import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 export interface BullmqDriverOptions {
@@ -58,7 +59,7 @@ export class BullmqDriver implements QueueDriver {
     private readonly loadWorker: Worker,
     private readonly loadConnection: Redis,
     private readonly fetchWorker: { settle(): Promise<void>; close(): Promise<void> } | null,
-    private readonly lease: RunLease,
+    private readonly run: { lease: RunLease; notice: RedisLossNotice },
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
@@ -71,16 +72,11 @@ export class BullmqDriver implements QueueDriver {
       log: opts.log,
       onLost: () => void driver?.stop(),
     });
-    const previous = await opts.connection.get(runInfoKey(opts.prefix));
-    await opts.connection.set(runInfoKey(opts.prefix), JSON.stringify(runInfo(opts)));
+    const previous = await publishRun(opts.connection, opts.prefix, opts);
     const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
     const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-    await cancelPrevious(
-      { fetch: fetchQueue, load: loadQueue },
-      previous ? (JSON.parse(previous) as RunInfo).runId : waitedFor,
-      waitedFor !== null,
-      opts.log,
-    );
+    const queues = { fetch: fetchQueue, load: loadQueue };
+    await cancelPrevious(queues, previous ?? waitedFor, waitedFor !== null, opts.log);
     let created: (d: BullmqDriver) => void = () => undefined;
     const ready = new Promise<BullmqDriver>((resolve) => (created = resolve));
     const loadConnection = opts.connection.duplicate();
@@ -97,7 +93,8 @@ export class BullmqDriver implements QueueDriver {
         stalledInterval: opts.lockMs,
       },
     );
-    loadWorker.on('error', (err) => opts.log.error({ err: err.message }, 'load worker error'));
+    const notice = new RedisLossNotice(opts.log);
+    loadWorker.on('error', notice.onWorkerError('load'));
     const fetchWorker = opts.localWorker
       ? await startFetchWorker({
           connection: opts.connection,
@@ -108,10 +105,14 @@ export class BullmqDriver implements QueueDriver {
           spoolDir: opts.spoolDir,
           lockMs: opts.lockMs,
           leaseMs: opts.leaseMs,
+          notice,
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
-    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, lease);
+    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, {
+      lease,
+      notice,
+    });
     created(driver);
     driver.watchPause();
     return driver;
@@ -230,7 +231,7 @@ export class BullmqDriver implements QueueDriver {
     await this.fetchQueue.drain(true);
     await this.fetchQueue.resume();
     await this.opts.connection.del(runInfoKey(this.opts.prefix));
-    await this.lease.release();
+    await this.run.lease.release();
     await this.fetchQueue.close();
     await this.loadQueue.close();
   }
@@ -270,8 +271,8 @@ export class BullmqDriver implements QueueDriver {
     if (++this.emptySeen < 2) return;
     this.emptySeen = 0;
     const lost = [...this.outstanding.values()];
-    this.opts.log.warn({ jobs: lost.length }, 'queued jobs vanished from Redis; enqueuing them again');
-    await this.opts.connection.set(runInfoKey(this.opts.prefix), JSON.stringify(runInfo(this.opts)));
+    this.run.notice.lost({ jobs: lost.length }, 'the jobs this run owes are enqueued again');
+    await publishRun(this.opts.connection, this.opts.prefix, this.opts);
     this.outstanding.clear();
     await this.submit(lost);
   }
@@ -286,15 +287,4 @@ export class BullmqDriver implements QueueDriver {
     this.idleWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-/** What the workers of the run read from Redis (no secret in it). */
-function runInfo(opts: BullmqDriverOptions): RunInfo {
-  return {
-    runId: opts.runId,
-    baseUrl: opts.baseUrl,
-    settings: opts.settings,
-    wait: opts.wait,
-    limits: opts.limits,
-  };
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { LeaseWatch } from './lease.ts';
+import { RedisLossNotice } from './redis-loss.ts';
 import { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
 
@@ -30,6 +31,17 @@ export function runInfoKey(prefix: string): string {
   return `${prefix}:fragsync:run`;
 }
 
+/**
+ * Write what the workers of the run read (only the RunInfo fields of `run`: no secret).
+ * Resolves with the id of the run whose info it replaced: one that never closed.
+ */
+export async function publishRun(redis: Redis, prefix: string, run: RunInfo): Promise<string | null> {
+  const { runId, baseUrl, settings, wait, limits } = run;
+  const info = JSON.stringify({ runId, baseUrl, settings, wait, limits });
+  const previous = await redis.set(runInfoKey(prefix), info, 'GET');
+  return previous ? (JSON.parse(previous) as RunInfo).runId : null;
+}
+
 export interface FetchWorkerOptions {
   connection: Redis;
   prefix: string;
@@ -42,8 +54,10 @@ export interface FetchWorkerOptions {
   spoolDir: string;
   /** Job lock duration in ms: a dead worker's jobs go back to waiting after about this long. */
   lockMs: number;
-  /** The run lease's length in ms (queue/lease.ts): checked four times per lease. */
+  /** The run lease's length in ms (queue/lease.ts). */
   leaseMs: number;
+  /** Where this process says once that Redis lost its data (one per process). */
+  notice?: RedisLossNotice;
 }
 
 /**
@@ -65,6 +79,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   close(): Promise<void>;
 }> {
   let processed = 0;
+  const notice = opts.notice ?? new RedisLossNotice(opts.log);
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const add = async (outcome: JobOutcome): Promise<string> => {
@@ -79,6 +94,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     prefix: opts.prefix,
     report: (runId, calls) => add({ type: 'ledger', runId, calls }),
     log: opts.log,
+    notice,
   }).catch(async (err: unknown) => {
     await loadQueue.close();
     await fetchQueue.close();
@@ -167,7 +183,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     lockDuration: opts.lockMs,
     stalledInterval: opts.lockMs,
   });
-  worker.on('error', (err) => opts.log.error({ err: err.message }, 'fetch worker error'));
+  worker.on('error', notice.onWorkerError('fetch'));
   await lease.start(worker);
   return {
     worker,

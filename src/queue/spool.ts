@@ -7,6 +7,7 @@ import type { ApiCallItem, SentCall } from '../domain/calls.ts';
 import type { LoadEntry } from '../domain/items.ts';
 import { ensureWritableDir } from '../util/writable-dir.ts';
 import { readCalls, unansweredRows } from '../warehouse/sent-calls.ts';
+import { RedisLossNotice } from './redis-loss.ts';
 import { claimDeadSpools, openSpools, spoolToken } from './spool-file.ts';
 
 export interface SpoolOptions {
@@ -20,6 +21,8 @@ export interface SpoolOptions {
   /** How often the open segment is sealed and segments whose reports were taken are dropped (ms). */
   rotateMs?: number;
   log: Logger;
+  /** Says once per process that Redis lost its data (default: a notice of its own). */
+  notice?: RedisLossNotice;
 }
 
 interface Segment {
@@ -61,7 +64,10 @@ export class CallSpool {
   private checking: Promise<void> | null = null;
   private ticks = 0;
 
+  private readonly notice: RedisLossNotice;
+
   private constructor(private readonly opts: SpoolOptions) {
+    this.notice = opts.notice ?? new RedisLossNotice(opts.log);
     this.current = this.openSegment();
   }
 
@@ -157,7 +163,7 @@ export class CallSpool {
     // The rows are in the new segment now; the old ones can go.
     for (const s of old) rmSync(s.path, { force: true });
     await this.send(rows);
-    this.opts.log.warn({ calls: rows.length }, 'Redis lost its data: ledger rows reported again');
+    this.notice.lost({ calls: rows.length }, 'ledger rows reported again');
   }
 
   /**
