@@ -118,10 +118,17 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     // No live run (its sync died, or is between two renewals after a stall): the job waits;
     // the next sync cancels it, or the run's renewed lease brings it back.
     if (holder === null) return later(job, token);
-    const ctx = holder === data.runId ? await opts.depsFor(data.runId) : null;
-    if (!ctx) {
-      opts.log.warn({ job: job.id, runId: data.runId }, 'job of an unknown run dropped');
+    if (holder !== data.runId) {
+      // A cancelled run's (the next sync plans its work again).
+      opts.log.debug({ job: job.id, runId: data.runId }, 'job of a cancelled run dropped');
       return;
+    }
+    const ctx = await opts.depsFor(data.runId);
+    if (!ctx) {
+      // The run holds the lease but its info is gone: Redis lost its data, and the sync
+      // publishes it again as it enqueues what it owes.
+      notice.lost({ job: job.id }, "the run's info vanished");
+      return later(job, token);
     }
     const attempt = (data.attempt ?? 0) + 1;
     processed++;
