@@ -23,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const mod = await inv.spec.load();
   try {
-    return await mod.run({ args: inv.args, opts: inv.opts, config, commands: COMMANDS });
+    return await mod.run({ args: inv.args, opts: inv.opts, flags: inv.flags, config, commands: COMMANDS });
   } catch (err) {
     console.error(`${who}: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
     return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;

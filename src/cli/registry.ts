@@ -88,7 +88,8 @@ warehouse read-only and never sends a request.`,
     description: `Runs fetch jobs of the run that \`fragsync sync --redis URL\` enqueued, sharing the
 quota governor with every other process on that Redis. The run's caps and reserve come
 from the sync that enqueued it. It never writes the warehouse: results go back to the
-sync process that owns it. Stops on SIGINT/SIGTERM after the jobs in hand finish.`,
+sync process that owns it. It also runs the slots of \`fragsync schedule\` (one \`fragsync sync\`
+process each). Stops on SIGINT/SIGTERM after the jobs in hand finish.`,
     config: ['redis', 'base-url', 'concurrency', 'queue-prefix', 'spool-dir', 'log-level'],
     options: [
       {
@@ -98,6 +99,26 @@ sync process that owns it. Stops on SIGINT/SIGTERM after the jobs in hand finish
     ],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/worker.ts'),
+  },
+  {
+    name: 'schedule',
+    summary: 'install, show or remove the nightly sync as a BullMQ job scheduler',
+    description: `Installs (set), shows (show) or removes (remove) a BullMQ job scheduler on the queue
+prefix that runs \`fragsync sync\` with the flags given to \`set\`, on a cron pattern in a time
+zone, in \`fragsync worker\` processes: one run per slot; a slot due while a run goes on is
+skipped; slots missed in a downtime run once. \`show --db FILE\` adds the last runs.`,
+    args: [{ name: 'action', help: 'set, show or remove', required: true }],
+    config: [...RUN_FLAGS, 'redis', 'queue-prefix', 'no-wait', 'concurrency', 'parquet'],
+    options: [
+      { flags: '--cron <PATTERN>', help: 'cron pattern (set): 5 fields, or 6 with seconds first' },
+      { flags: '--tz <ZONE>', help: 'IANA time zone of the pattern (set; default UTC)' },
+    ],
+    exits: [ok, unexpected, badInput],
+    examples: [
+      'fragsync schedule set --redis URL --cron "0 2 * * *" --tz Europe/Paris --base-url URL --db FILE',
+      'fragsync schedule show --redis URL --db FILE',
+    ],
+    load: () => import('./commands/schedule.ts'),
   },
   {
     name: 'status',

@@ -49,6 +49,8 @@ export interface CommandInput {
   args: (string | undefined)[];
   /** The command's own options, by camel-cased name (`--max-rows` is `maxRows`). */
   opts: Readonly<Record<string, unknown>>;
+  /** The config flags given on the command line, by flag name (`schedule set` stores them). */
+  flags?: Readonly<Record<string, string | boolean | undefined>>;
   /** The loaded configuration; null for commands that take no config flags. */
   config: Config | null;
   /** The command table (for commands that describe the program: completion). */

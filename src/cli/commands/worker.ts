@@ -4,6 +4,8 @@ import { ConfigError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
+import { startScheduleWorker } from '../../queue/schedule.ts';
+import { runScheduledSync } from '../scheduled-sync.ts';
 import { clientFromConfig } from '../../sync/client.ts';
 import { spoolFolder } from '../../sync/paths.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
@@ -93,6 +95,13 @@ export async function run(input: CommandInput): Promise<number> {
     redis.disconnect();
     return err instanceof ConfigError ? EXIT.badInput : EXIT.unexpected;
   }
+  // The scheduled nightly (fragsync schedule): a sync process of its own, sharing this Redis.
+  const scheduled = startScheduleWorker({
+    connection: redis,
+    prefix: config.queue.prefix,
+    log,
+    runSync: (args) => runScheduledSync(args, config.redisUrl as string, config.queue.prefix),
+  });
   console.log(`fragsync worker ${process.pid}: waiting for jobs (queue prefix '${config.queue.prefix}')`);
   const heartbeatFile = input.opts.heartbeat as string | undefined;
   const heartbeat = heartbeatFile ? startHeartbeat(heartbeatFile, () => redis.ping()) : null;
@@ -104,6 +113,7 @@ export async function run(input: CommandInput): Promise<number> {
   });
   heartbeat?.stop();
   log.info('stopping: finishing the jobs in hand');
+  await scheduled.close();
   await fetchWorker.close();
   console.log(`fragsync worker ${process.pid}: stopped after ${fetchWorker.processed()} job attempts`);
   for (const c of clients.values()) await c.close();

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { EXIT } from './exit-codes.ts';
+
+/**
+ * One scheduled sync (fragsync schedule), started by a worker: `fragsync sync` in a process
+ * of its own, with the flags stored with the schedule, this worker's Redis and queue prefix
+ * (its jobs are fetched by the workers of that prefix, this one too), and this worker's
+ * environment, which holds the key. Its output goes to the worker's. Resolves with its exit
+ * code. A process of its own keeps the sync's warehouse, memory and signals apart from the
+ * worker's, exactly as cron would run it.
+ */
+export function runScheduledSync(
+  syncArgs: readonly string[],
+  redisUrl: string,
+  prefix: string,
+): Promise<number> {
+  const bin = process.argv[1] as string;
+  const args = [...process.execArgv, bin, 'sync', ...syncArgs, '--redis', redisUrl, '--queue-prefix', prefix];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: process.env,
+    });
+    child.once('error', () => resolve(EXIT.unexpected));
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : EXIT.unexpected)));
+  });
+}
