@@ -9,6 +9,16 @@ import type { WarehouseHandle } from './handle.ts';
 
 const CONTRACT = ['run_id', 'started_at', 'finished_at', 'status', 'calls', 'cost_cents'];
 
+/**
+ * A run's calls and cents as SQL over sync_runs: finishRun copies them from the ledger, so a
+ * run still going (or paused for quota for hours) would show 0 while api_calls already holds
+ * its calls; for that run they are summed from the ledger when read.
+ */
+const fromLedger = (agg: string, column: string) =>
+  `CASE WHEN sync_runs.status = 'running' THEN (SELECT ${agg}::INTEGER FROM api_calls a WHERE a.run_id = sync_runs.run_id) ELSE ${column} END`;
+export const RUN_CALLS_SQL = fromLedger('count(*)', 'calls');
+export const RUN_CENTS_SQL = fromLedger('coalesce(sum(a.cost_cents), 0)', 'cost_cents');
+
 /** sync_runs's columns beyond the contract's, in table order. */
 export async function extraRunColumns(wh: Pick<WarehouseHandle, 'query'>): Promise<string[]> {
   const rows = await wh.query<{ name: string }>(
@@ -32,6 +42,6 @@ export function runHistorySql(opts: {
   strftime(started_at, '%Y-%m-%d %H:%M:%S') AS started_utc,
   strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS ended_utc,
   CAST(date_trunc('second', coalesce(finished_at, now()) - started_at) AS VARCHAR) AS duration,
-  status AS cause${exit}, calls, cost_cents AS cents${more}
+  status AS cause${exit}, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cents${more}
 FROM sync_runs ORDER BY started_at DESC, run_id DESC${opts.limit === null ? '' : ` LIMIT ${opts.limit}`}`;
 }

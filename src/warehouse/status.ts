@@ -1,3 +1,4 @@
+import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
 /**
@@ -21,7 +22,10 @@ export async function warehouseStatus(
     status: string;
     calls: number | null;
     cost_cents: number | null;
-  }>('SELECT run_id, status, calls, cost_cents FROM sync_runs ORDER BY started_at DESC LIMIT 1');
+  }>(
+    `SELECT run_id, status, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents
+     FROM sync_runs ORDER BY started_at DESC LIMIT 1`,
+  );
   out.push(['warehouse', dbPath], ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls`]);
   if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
   if (run)

@@ -33,6 +33,8 @@ beforeAll(async () => {
   await ledger(wh, 'run-b', 2, 25, '2026-01-02T02:00:10Z');
   await wh.finishRun('run-b', 'quota_exhausted', new Date('2026-01-02T03:00:00Z'));
   await wh.startRun('run-c', new Date('2026-01-03T02:00:00Z'));
+  // A run still going (or paused for quota): its calls are in the ledger, not yet in sync_runs.
+  await ledger(wh, 'run-c', 4, 10, '2026-01-03T02:00:10Z');
   await wh.close();
 });
 afterAll(() => dir.cleanup());
@@ -51,8 +53,8 @@ describe('fragsync runs', () => {
         duration: '(running)',
         cause: 'running',
         exit_code: null,
-        calls: 0,
-        cents: 0,
+        calls: 4,
+        cents: 40,
       },
       {
         run_id: 'run-b',

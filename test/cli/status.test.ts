@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
@@ -40,6 +40,26 @@ describe('fragsync status', () => {
     expect(r.stdout).toMatch(
       new RegExp(`^latest run\\s+${runId} completed: ${calls} calls, ${cents} cents$`, 'm'),
     );
+  });
+
+  it('a run still going (paused for quota, say) shows the calls and cents its ledger holds so far', async () => {
+    const running = join(dir.path, 'running.duckdb');
+    await copyFile(db, running);
+    const wh = await Warehouse.open(running);
+    try {
+      await wh.startRun('run-live', new Date());
+      for (let i = 0; i < 3; i++)
+        await wh.query(
+          `INSERT INTO api_calls (run_id, "at", method, endpoint, status, cost_cents, quota_remaining, _call_key)
+           VALUES ('run-live', now(), 'GET', '/v1/fragrances/{id}/similar', 200, 2, 90, ?)`,
+          [`live-${i}`],
+        );
+    } finally {
+      await wh.close();
+    }
+    const r = await fragsync(['status', '--db', running]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout).toMatch(/^latest run\s+run-live running: 3 calls, 6 cents$/m);
   });
 
   it('a warehouse a running sync holds is shown as such, exit 0', async () => {
