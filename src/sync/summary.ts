@@ -128,7 +128,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     rows,
     changes,
     minimum,
-    costRatio: mode === 'full' && minimum.cents > 0 ? cents / minimum.cents : null,
+    // A run that stopped early (cap, quota, Ctrl-C) did part of the work: its cents over the
+    // whole minimum (0.008 after a Ctrl-C) would read as a bargain; it shows what is owed instead.
+    costRatio:
+      mode === 'full' && input.status === 'completed' && minimum.cents > 0 ? cents / minimum.cents : null,
     centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
     failures: {

@@ -172,6 +172,21 @@ describe('fragsync sync on the command line', () => {
   });
 });
 
+describe('a sync stopped before the end', () => {
+  it('shows what it still owes and no cost ratio (the ratio of a part of the work would read as a bargain)', async () => {
+    const args = ['sync', '--base-url', sim.url, '--max-cents', '20'];
+    const env = { FRAGSYNC_API_KEY: 'good-key-123' };
+    const r = await fragsync([...args, '--db', join(dir.path, 'capped.duckdb')], env);
+    expect(r.code, r.stderr).toBe(EXIT.budgetExhausted);
+    expect(r.stdout).toMatch(/^still owed in this cycle: /m);
+    expect(r.stdout).toMatch(/^cheapest possible full sync of this catalogue: \d+ calls/m);
+    expect(r.stdout).not.toContain('cost ratio');
+    const j = await fragsync([...args, '--db', join(dir.path, 'capped-json.duckdb'), '--json'], env);
+    expect(j.code, j.stderr).toBe(EXIT.budgetExhausted);
+    expect(JSON.parse(j.stdout)).toMatchObject({ status: 'budget_exhausted', costRatio: null });
+  });
+});
+
 describe('fragsync sync --json', () => {
   it('prints the final summary as one JSON document on stdout, and nothing else there', async () => {
     const db = join(dir.path, 'json.duckdb');
