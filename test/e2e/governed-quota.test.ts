@@ -188,8 +188,9 @@ describe('governed sync: daily quota', () => {
       fragrances: 40,
       seed: 25,
       // Long enough that the first day cannot end before the sync has spent its quota (start-up of
-      // the loader thread included): the test is about the pause, so one must happen.
-      daySeconds: 4,
+      // the loader thread included), even on a machine loaded by other work (4 s was not, at a
+      // load average of 25): the test is about the pause, so one must happen.
+      daySeconds: 10,
       dailyQuota: 150,
       keys: [key],
     });

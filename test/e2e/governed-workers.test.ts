@@ -37,7 +37,10 @@ describe('governed sync: worker processes on one Redis', () => {
       startWorker(redisUrl, prefix, shared),
       startWorker(redisUrl, prefix, shared),
     ]);
-    const sim = await startSimulator({ fragrances: 40, seed: 41, dailyQuota, daySeconds: 3 });
+    // A day long enough that two workers spend its allowance before it ends even on a loaded
+    // machine (3 s was not, at a load average of 25, and no pause happened): the reserve must be
+    // reached for the test to mean anything.
+    const sim = await startSimulator({ fragrances: 40, seed: 41, dailyQuota, daySeconds: 10 });
     /** Lowest remaining the service itself showed, per service day, sampled as the run goes. */
     const lowest = new Map<string, number>();
     const sample = setInterval(() => {
