@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { FragranceClient } from '../src/api/client.ts';
-import type { LoadItem, ProgressMark } from '../src/domain/items.ts';
+import type { LoadItem, ProgressMark, Review } from '../src/domain/items.ts';
 import type { EntityKind } from '../src/domain/entities.ts';
 
 /**
@@ -44,8 +44,17 @@ export interface JobPayloads {
   fragranceProfile: { id: string };
   fragranceSimilar: { id: string };
   fragranceWearing: { id: string };
-  /** Reviews of one fragrance; knownTotal enables the incremental read of only the new ones. */
-  fragranceReviews: { id: string; knownTotal: number | null; knownCount: number | null };
+  /**
+   * Reviews of one fragrance; knownTotal enables the incremental read of only the new ones.
+   * `resume`: an earlier read stopped after `page` pages (a 402, a budget, the quota) and
+   * stored them; they are read on from page + 1 if the list has not moved (ReviewsResume).
+   */
+  fragranceReviews: {
+    id: string;
+    knownTotal: number | null;
+    knownCount: number | null;
+    resume?: ReviewsResume;
+  };
   reviewDigest: { id: string };
   /** Similar list and reviews in one call, when quota binds and both lists are known to be short. */
   fragranceEnrich: { id: string };
@@ -56,6 +65,18 @@ export interface JobPayloads {
   note: { slug: string };
   /** Ids named somewhere (similar lists, charts) but never listed: resolved 50 at a time. */
   batch: { ids: string[] };
+}
+
+/**
+ * Where a stopped review walk stands: pages 1..page were read at `size` reviews a page (the
+ * service's pagination.limit), the total stayed `total` throughout, and their reviews are
+ * stored (the warehouse's multiset for the fragrance, `reviews` here, in any order).
+ */
+export interface ReviewsResume {
+  page: number;
+  size: number;
+  total: number;
+  reviews: Review[];
 }
 
 export type JobKind = keyof JobPayloads;
@@ -93,6 +114,23 @@ export interface JobResult {
    * unless the cycle already fetched them.
    */
   follow: JobSpec[];
+}
+
+/**
+ * A job stopped by `cause` (a stop or a pause of the run) after paying for part of its work:
+ * `partial` keeps what that part bought (stored, and marked so that the next run's read goes
+ * on from there), `next` is the job that goes on from there when it waits in this run. The
+ * queue decides on `cause` as for any error.
+ */
+export class PartialResultError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly partial: JobResult,
+    readonly next: JobSpec,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'PartialResultError';
+  }
 }
 
 export type Processor<K extends JobKind> = (ctx: JobContext, payload: JobPayloads[K]) => Promise<JobResult>;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { runJob } from '../../jobs/index.ts';
-import type { JobContext, JobSettings } from '../../jobs/types.ts';
+import { PartialResultError, type JobContext, type JobSettings } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { ApiCallItem } from '../domain/calls.ts';
 import { decide, type ErrorAction } from './error-policy.ts';
@@ -19,6 +19,8 @@ export interface Execution {
   outcome: JobOutcome;
   /** For requeued outcomes: what the driver should do (pause until, or retry after). */
   action: ErrorAction | null;
+  /** The job to queue again instead of this one: it goes on from what it bought (a review walk's pages). */
+  next?: QueuedJob;
 }
 
 /** Run one attempt of a job and classify its end through the error policy. */
@@ -54,22 +56,27 @@ export async function execute(
   try {
     const result = await runJob(ctx, job.spec.kind, job.spec.payload);
     return { outcome: { type: 'done', job, result, calls }, action: null };
-  } catch (err) {
+  } catch (thrown) {
     // Aborted because the run stops (a refused key, a journal that cannot be written): not a
     // failure of the item, which stays owed; only the calls it made are reported.
     if (signal.aborted) {
       jobLog().debug('job aborted: the run stops');
       return { outcome: { type: 'requeued', job, calls }, action: null };
     }
+    // A job stopped part-way keeps what it bought (a review walk's pages): reported with the
+    // outcome, so the next read goes on from there; the cause decides as any error would.
+    const partial = thrown instanceof PartialResultError ? { partial: thrown.partial } : {};
+    const next = thrown instanceof PartialResultError ? { next: { ...job, spec: thrown.next } } : {};
+    const err = thrown instanceof PartialResultError ? thrown.cause : thrown;
     const action = decide(err, attempt);
     switch (action.action) {
       case 'pause':
       case 'retry':
         jobLog().debug({ action: action.action }, 'job goes back to waiting');
-        return { outcome: { type: 'requeued', job, calls }, action };
+        return { outcome: { type: 'requeued', job, calls, ...partial }, action, ...next };
       case 'stop':
         return {
-          outcome: { type: 'stop', job, reason: action.reason, message: action.message, calls },
+          outcome: { type: 'stop', job, reason: action.reason, message: action.message, calls, ...partial },
           action,
         };
       case 'fail':

@@ -133,7 +133,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     const attempt = (data.attempt ?? 0) + 1;
     processed++;
     const lost = lease.track(job.id ?? '', data.runId);
-    const { outcome, action } = await execute(
+    const { outcome, action, next } = await execute(
       { ...ctx.deps, spool },
       data,
       attempt,
@@ -161,10 +161,13 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
           reason: 'quota_exhausted',
           message: `quota exhausted until ${until.toISOString()}`,
           calls: outcome.calls,
+          ...(outcome.type === 'requeued' && outcome.partial ? { partial: outcome.partial } : {}),
         });
         return;
       }
       await report(outcome);
+      // It goes on from what it bought (a review walk's pages), not from the start.
+      if (next) await job.updateData({ ...data, spec: next.spec });
       // Until the governor's pause ends; none when it ended already (a recheck found quota
       // while this job was being refused), else the job would wait for the old reset.
       await fetchQueue.rateLimit(Math.max(1, (paused?.getTime() ?? 0) - Date.now()));

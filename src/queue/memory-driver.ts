@@ -117,14 +117,14 @@ export class MemoryDriver implements QueueDriver {
     const attempt = (this.attempts.get(job.id) ?? 0) + 1;
     this.attempts.set(job.id, attempt);
     try {
-      const { outcome, action } = await execute(this.opts.deps, job, attempt, this.abort.signal);
+      const { outcome, action, next } = await execute(this.opts.deps, job, attempt, this.abort.signal);
       await this.opts.onOutcome(outcome);
       if (outcome.type === 'stop') {
         this.stopped = true;
       } else if (action?.action === 'pause') {
         // A pause does not count as an attempt: the job goes back to the head of the line.
         this.attempts.set(job.id, attempt - 1);
-        this.push(job, true);
+        this.push(next ?? job, true);
         await this.beginPause(action.until);
       } else if (action?.action === 'retry') {
         this.delayed++;

@@ -37,11 +37,19 @@ export type JobOutcome =
   | { type: 'failed'; job: QueuedJob; reason: string; code: string; calls: ApiCallItem[] }
   /**
    * The job goes back to waiting (quota pause, transient retry), or was aborted because the
-   * run stops (it stays owed); only its calls are reported.
+   * run stops (it stays owed); its calls are reported, and `partial`, what it bought before it
+   * stopped (PartialResultError), is stored.
    */
-  | { type: 'requeued'; job: QueuedJob; calls: ApiCallItem[] }
-  /** The run must stop (budget, 402, 401, quota with --no-wait); the job stays owed. */
-  | { type: 'stop'; job: QueuedJob; reason: StopReason; message: string; calls: ApiCallItem[] }
+  | { type: 'requeued'; job: QueuedJob; calls: ApiCallItem[]; partial?: JobResult }
+  /** The run must stop (budget, 402, 401, quota with --no-wait); the job stays owed, `partial` is stored. */
+  | {
+      type: 'stop';
+      job: QueuedJob;
+      reason: StopReason;
+      message: string;
+      calls: ApiCallItem[];
+      partial?: JobResult;
+    }
   /**
    * Ledger rows only, of any run, from a worker's spool (queue/spool.ts): reported again
    * after Redis lost its data, or left by a worker that died. Rows already stored are skipped

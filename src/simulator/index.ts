@@ -50,6 +50,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     faults: { errorRate: 0, resetRate: 0, truncateRate: 0, latencyMs: opts.latencyMs ?? 0 },
     faultRng: mulberry32(mix(seed, 0xfa017)),
     ...(opts.invalidRecord ? { invalid: new InvalidRecord(opts.invalidRecord, cat) } : {}),
+    paid: opts.recordPaid ? [] : null,
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
   const gauge = { now: 0, peak: 0 };
@@ -86,6 +87,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       state.faults = { ...state.faults, ...f };
     },
     ledger: () => state.ledger.snapshot(),
+    paidRequests: () => [...(state.paid ?? [])],
     now: () => new Date(clock.nowMs()),
     addReviews(fragranceId: string, count: number) {
       const f = cat.find(fragranceId);

@@ -32,6 +32,8 @@ export interface ServerState {
   faultRng: Rng;
   /** SimulatorOptions.invalidRecord, when asked for. */
   invalid?: InvalidRecord;
+  /** Billed requests, when the simulator records them (SimulatorOptions.recordPaid). */
+  paid: string[] | null;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -206,6 +208,7 @@ export async function handleV1(
   }
   account.bill(price);
   ledger.record(template, 200, price);
+  state.paid?.push(`${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`);
   const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;
   sendJson(state, res, 200, payload, truncate);
 }

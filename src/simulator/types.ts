@@ -196,6 +196,11 @@ export interface SimulatorOptions {
    * ('wrong-type') or without its name ('missing-key'). Not a legal reading: a service's bug.
    */
   invalidRecord?: InvalidRecordKind;
+  /**
+   * Keep every billed request (method, path, query and body) for paidRequests(): what a test
+   * checks for a page bought twice. Off by default (a 120k run makes a million).
+   */
+  recordPaid?: boolean;
 }
 
 export type InvalidRecordKind = 'wrong-type' | 'missing-key';
@@ -270,6 +275,8 @@ export interface Simulator {
   topUp(cents: number): void;
   setFaults(f: Partial<Faults>): void;
   ledger(): Ledger;
+  /** Every billed request as `METHOD /path?query body`, in order (needs recordPaid). */
+  paidRequests(): string[];
   now(): Date;
   /** New reviews arrive at the top of a fragrance's review list right now. */
   addReviews(fragranceId: string, count: number): void;

@@ -6,7 +6,7 @@ import type { StopReason } from '../domain/run.ts';
 import type { LoadItem } from '../domain/items.ts';
 import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
-import { QuotaRecheck } from './recheck.ts';
+import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
@@ -76,11 +76,7 @@ export class FetchStage {
   private calls = 0;
   private cents = 0;
   private lastRemaining: number | null = null;
-  private pausedUntil: Date | null = null;
-  /** When the current pause began, and the time spent in earlier pauses (the ETA's rate leaves them out). */
-  private pauseStartedMs = 0;
-  private pausedMs = 0;
-  private recheck: QuotaRecheck | null = null;
+  private pause = new QuotaPause();
   private readonly rewalk: ResetRewalk;
 
   constructor(
@@ -97,14 +93,15 @@ export class FetchStage {
    * quota every quota.recheckMs (recheck.ts) and ends early when it was raised.
    */
   driverContext(client: FragranceClient, governor?: Governor): DriverContext {
-    if (governor && this.config.quota.wait) {
-      this.recheck = new QuotaRecheck({
+    if (governor) {
+      const recheck = new QuotaRecheck({
         governor,
         client,
         intervalMs: this.config.quota.recheckMs,
         log: this.run.log,
         resume: async () => this.driver?.resume(),
       });
+      this.pause = new QuotaPause(recheck, this.config.quota.wait);
     }
     return {
       runId: this.run.runId,
@@ -112,9 +109,7 @@ export class FetchStage {
       settings: jobSettings(this.config),
       onOutcome: (o) => this.onOutcome(o),
       onPause: (until) => {
-        if (!this.pausedUntil) this.pauseStartedMs = Date.now();
-        this.pausedUntil = until;
-        this.recheck?.paused();
+        this.pause.began(until);
         this.rewalk.paused();
         // Nothing is written until the reset: analysts may open the warehouse meanwhile.
         this.run.writer?.paused(until);
@@ -122,7 +117,7 @@ export class FetchStage {
         this.run.log.info({ pausedUntil: until.toISOString() }, `quota paused until ${until.toISOString()}`);
       },
       onResume: async () => {
-        this.pauseEnded();
+        this.pause.ended();
         this.run.writer?.paused(null);
         if (this.halted()) return;
         // A recheck that found the quota raised ends a pause inside the quota window whose
@@ -149,7 +144,7 @@ export class FetchStage {
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
     const onInterrupt = () => {
       this.result.interrupted = true;
-      this.recheck?.stop(); // no new call after an interrupt, a recheck neither
+      this.pause.stop(); // no new call after an interrupt, a recheck neither
       onTick?.(this.tick());
       void driver.stop().catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
     };
@@ -157,6 +152,7 @@ export class FetchStage {
     try {
       if (interrupt?.aborted) this.result.interrupted = true;
       else {
+        await this.pause.atStart();
         const initial = this.frontier.initialJobs();
         this.jobsScheduled += initial.length;
         await driver.submit(this.queued(initial));
@@ -165,7 +161,7 @@ export class FetchStage {
     } finally {
       clearInterval(ticker);
       interrupt?.removeEventListener('abort', onInterrupt);
-      this.recheck?.stop();
+      this.pause.stop();
     }
     return this.result;
   }
@@ -186,14 +182,9 @@ export class FetchStage {
       .catch((err: unknown) => this.run.log.warn({ err }, 'stopping the jobs failed'));
   }
 
-  private pauseEnded(): void {
-    if (this.pausedUntil) this.pausedMs += Date.now() - this.pauseStartedMs;
-    this.pausedUntil = null;
-    this.recheck?.resumed();
-  }
-
   private tick(): SyncTick {
-    const { jobsDone, jobsScheduled, pausedUntil } = this;
+    const { jobsDone, jobsScheduled } = this;
+    const pausedUntil = this.pause.until;
     return {
       runId: this.run.runId,
       phase: this.result.interrupted
@@ -211,7 +202,7 @@ export class FetchStage {
       quotaRemaining: this.lastRemaining,
       pausedUntil,
       elapsedMs: Date.now() - this.run.started.getTime(),
-      pausedMs: this.pausedMs + (pausedUntil ? Date.now() - this.pauseStartedMs : 0),
+      pausedMs: this.pause.pausedMs(),
     };
   }
 
@@ -247,7 +238,10 @@ export class FetchStage {
     }
     if (o.type === 'done') await this.done(o);
     else {
-      this.load.add(o.calls, []);
+      // What a stopped job bought (a review walk's pages) is stored with the marks saying so.
+      const partial = o.type === 'failed' ? undefined : o.partial;
+      if (partial) this.load.add([...partial.items, ...o.calls], this.frontier.absorb(partial.progress).keep);
+      else this.load.add(o.calls, []);
       if (o.type === 'failed') this.failed(o);
       else if (o.type === 'stop' && !this.result.stop) {
         this.result.stop = { reason: o.reason, message: o.message };
@@ -305,10 +299,4 @@ export class FetchStage {
       [],
     );
   }
-}
-
-/** Whether the quota window the pause waited for has reset (the service clock is past it). */
-async function windowReset(governor: Governor): Promise<boolean> {
-  const s = await governor.status();
-  return s.resetAt === null || s.resetAt.getTime() <= Date.now() + s.clockOffsetMs;
 }

@@ -1,5 +1,5 @@
 import { job, PRIORITY, specId, withPass } from '../../jobs/job-id.ts';
-import type { JobMark, JobSpec } from '../../jobs/types.ts';
+import type { JobMark, JobSpec, ReviewsResume } from '../../jobs/types.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import type { Objective } from '../config/index.ts';
 import { enrichPays } from '../plan/cost-model.ts';
@@ -49,6 +49,8 @@ export class Frontier {
     private readonly reviewTotals: Map<string, number>,
     private readonly objective: Objective = 'cents',
     private readonly similarCounts: Map<string, number> = new Map(),
+    /** Review reads a stop cut short in this cycle, per fragrance (reviews-resume.ts). */
+    private readonly reviewsResumes: Map<string, ReviewsResume> = new Map(),
   ) {
     this.cycleStart = state.cycleStart ?? runStart.toISOString();
     for (const item of state.items) {
@@ -186,7 +188,9 @@ export class Frontier {
           const all = d.reviews.mode === 'all';
           const knownTotal = all ? (this.reviewTotals.get(key) ?? null) : null;
           const knownCount = all ? (this.reviewCounts.get(key) ?? null) : null;
-          jobs.push(job('fragranceReviews', { id: key, knownTotal, knownCount }, PRIORITY.detail));
+          const resume = all ? this.reviewsResumes.get(key) : undefined;
+          const payload = { id: key, knownTotal, knownCount, ...(resume ? { resume } : {}) };
+          jobs.push(job('fragranceReviews', payload, PRIORITY.detail));
         }
         if (d.reviewDigest && need('reviewDigest'))
           jobs.push(job('reviewDigest', { id: key }, PRIORITY.optional));

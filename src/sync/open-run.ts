@@ -7,6 +7,7 @@ import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
 import { Frontier } from './frontier.ts';
+import { reviewsResumes } from './reviews-resume.ts';
 import { LoadStage } from './load-stage.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 
@@ -68,6 +69,7 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
       )
     ).map((r) => [r.id, Number(r.n)]),
   );
+  const cycleStart = state.cycleStart ?? run.started.toISOString();
   return new Frontier(
     state,
     config.datasets,
@@ -76,6 +78,7 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     state.reviewTotals,
     config.objective,
     state.similarCounts,
+    await reviewsResumes(run.warehouse, state, cycleStart),
   );
 }
 

@@ -32,6 +32,14 @@ export class QuotaRecheck {
 
   constructor(private readonly opts: QuotaRecheckOptions) {}
 
+  /**
+   * Before the run's first job: a pause an earlier run left in the shared governor (Redis) is
+   * checked at once, so a quota raised since is used even with --no-wait (one call at most).
+   */
+  async atStart(): Promise<void> {
+    if ((await this.opts.governor.pausedUntil()) !== null) await this.check(false);
+  }
+
   /** A pause began (or was seen): the first check comes one interval later. */
   paused(): void {
     if (this.timer === null && !this.checking && !this.stopped) this.schedule(this.opts.intervalMs);
@@ -57,15 +65,16 @@ export class QuotaRecheck {
     this.timer.unref();
   }
 
-  private async check(): Promise<void> {
+  private async check(again = true): Promise<void> {
     const { governor, intervalMs, log } = this.opts;
     this.checking = true;
-    let next: number | null = intervalMs;
+    let next: number | null = again ? intervalMs : null;
     try {
       const a = await governor.recheck('listAccords', intervalMs);
       if (!a.ok) {
         // 'busy': no pause any more. 'paused': another process checked lately, or one is in
         // flight: look again when the next one is due. A cent cap: the run is stopping anyway.
+        if (!again) return;
         next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;
         if (a.reason !== 'busy' && a.reason !== 'paused') next = intervalMs;
         return;
@@ -92,4 +101,53 @@ export class QuotaRecheck {
       if (next !== null) this.schedule(next);
     }
   }
+}
+
+/**
+ * The fetch stage's view of a quota pause: until when, how long pauses lasted in all (the
+ * ETA's rate leaves that time out), and the recheck that may end one early.
+ */
+export class QuotaPause {
+  until: Date | null = null;
+  private startedMs = 0;
+  private earlierMs = 0;
+
+  constructor(
+    private readonly recheck: QuotaRecheck | null = null,
+    /** quota.wait: without it a pause stops the run, and nothing is rechecked. */
+    private readonly wait = false,
+  ) {}
+
+  began(until: Date): void {
+    if (!this.until) this.startedMs = Date.now();
+    this.until = until;
+    if (this.wait) this.recheck?.paused();
+  }
+
+  ended(): void {
+    if (this.until) this.earlierMs += Date.now() - this.startedMs;
+    this.until = null;
+    this.recheck?.resumed();
+  }
+
+  /** Time spent paused so far, the current pause included. */
+  pausedMs(): number {
+    return this.earlierMs + (this.until ? Date.now() - this.startedMs : 0);
+  }
+
+  /** See QuotaRecheck.atStart. */
+  async atStart(): Promise<void> {
+    await this.recheck?.atStart();
+  }
+
+  /** No more rechecks: the run is done or interrupted. */
+  stop(): void {
+    this.recheck?.stop();
+  }
+}
+
+/** Whether the quota window a pause waited for has reset (the service clock is past it). */
+export async function windowReset(governor: Governor): Promise<boolean> {
+  const s = await governor.status();
+  return s.resetAt === null || s.resetAt.getTime() <= Date.now() + s.clockOffsetMs;
 }

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fragranceReviews } from '../../jobs/fragrance-reviews.ts';
-import type { JobContext, JobSettings } from '../../jobs/types.ts';
+import { PartialResultError, type JobContext, type JobPayloads, type JobSettings } from '../../jobs/types.ts';
 import { FragranceClient } from '../../src/api/client.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
@@ -116,5 +116,75 @@ describe('fragranceReviews job', () => {
     const item = result.items[0] as ReviewsItem;
     expect(reviewsOf(item)).toHaveLength(30);
     expect(sorted(reviewsOf(item))).toEqual(sorted((sim.groundTruth().reviews[id] ?? []).slice(0, 30)));
+  });
+
+  /**
+   * Reads the fragrance's reviews with the balance emptied once pages before `stopAt` came
+   * back: a 402 from page `stopAt` on (the pages after page 1 are asked for side by side).
+   */
+  async function stoppedRead(id: string, stopAt: number): Promise<PartialResultError> {
+    const wrapped = Object.create(client) as FragranceClient;
+    const earlier: Promise<unknown>[] = [];
+    let drained: Promise<void> | null = null;
+    wrapped.getReviews = async (fid, p, signal) => {
+      if ((p?.page ?? 1) < stopAt) {
+        const answer = client.getReviews(fid, p, signal);
+        earlier.push(answer);
+        return answer;
+      }
+      drained ??= Promise.allSettled(earlier).then(() => sim.topUp(-sim.clock().balanceCents));
+      await drained;
+      return client.getReviews(fid, p, signal);
+    };
+    const ctx = { ...context(settings()), client: wrapped };
+    try {
+      await fragranceReviews(ctx, { id, knownTotal: null, knownCount: null });
+    } catch (err) {
+      expect(err).toBeInstanceOf(PartialResultError);
+      return err as PartialResultError;
+    } finally {
+      sim.topUp(1e9);
+    }
+    throw new Error('the read was not stopped');
+  }
+
+  it('stopped by a 402 after two pages: keeps them, and goes on from page 3 without moving', async () => {
+    const id = fragranceWith(160);
+    const truth = sim.groundTruth().reviews[id] ?? [];
+    const stop = await stoppedRead(id, 3);
+    expect((stop.cause as { code?: string }).code).toBe('PAYMENT_REQUIRED');
+    const item = stop.partial.items[0] as ReviewsItem;
+    expect(item).toMatchObject({ mode: 'replace', total: truth.length });
+    expect(sorted(reviewsOf(item))).toEqual(sorted(truth.slice(0, 100)));
+    expect(stop.partial.progress).toEqual([
+      { kind: 'walk', walk: `reviews:${id}`, page: 2, total: truth.length, done: false, pageSize: 50 },
+    ]);
+    // The job that goes on, in this run or (from the warehouse) the next: page 3 onwards only.
+    const next = stop.next.payload as JobPayloads['fragranceReviews'];
+    expect(next.resume).toMatchObject({ page: 2, size: 50, total: truth.length });
+    const pages: number[] = [];
+    const result = await fragranceReviews(
+      context(settings(), (page) => pages.push(page)),
+      next,
+    );
+    expect(pages).toEqual(Array.from({ length: Math.ceil(truth.length / 50) - 2 }, (_, i) => i + 3));
+    const done = result.items[0] as ReviewsItem;
+    expect(done).toMatchObject({ mode: 'replace', total: truth.length });
+    expect(sorted(reviewsOf(done))).toEqual(sorted(truth));
+  });
+
+  it('resumed after the list moved (reviews added since the stop): reads it all again, exact', async () => {
+    const id = fragranceWith(110);
+    const stop = await stoppedRead(id, 2);
+    sim.addReviews(id, 3);
+    const pages: number[] = [];
+    const result = await fragranceReviews(
+      context(settings(), (page) => pages.push(page)),
+      stop.next.payload as JobPayloads['fragranceReviews'],
+    );
+    expect(pages[0]).toBe(2);
+    expect(pages.slice(1, 3)).toEqual([1, 2]);
+    const item = result.items[0] as ReviewsItem;
+    expect(sorted(reviewsOf(item))).toEqual(sorted(sim.groundTruth().reviews[id] ?? []));
   });
 });

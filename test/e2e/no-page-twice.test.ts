@@ -1,0 +1,141 @@
+import { describe, expect, inject, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
+import type { SyncSummary } from '../../src/sync/summary.ts';
+import {
+  callsWithStatus,
+  expectLedgerEqual,
+  expectMirror,
+  governedFiles,
+  queryWarehouse,
+} from '../helpers/governed.ts';
+import { runTestSync } from '../helpers/sync.ts';
+import { uniquePrefix } from '../helpers/tmp.ts';
+import { cleanPrefix } from '../helpers/worker-process.ts';
+
+/**
+ * No page bought twice after a stop (issue 14 item 7). A sync stopped in the middle of its
+ * review walks (the balance runs out: 402; or the quota, with --no-wait) and resumed after a
+ * top-up (or a raised quota) pays exactly what one clean sync pays: the service's record of
+ * billed requests holds no (endpoint, params) twice, the mirror is exact and api_calls equals
+ * the ledger, on both drivers. Review pages are half the catalogue's calls (fifteen fragrances
+ * with seven or more pages of reviews), so the stop lands inside some walks: the test checks
+ * that it did.
+ */
+
+const files = governedFiles();
+const LONG_WALKS = 15;
+
+async function start(o: { balanceCents?: number; dailyQuota?: number } = {}): Promise<Simulator> {
+  const sim = await startSimulator({ fragrances: 40, seed: 77, recordPaid: true, ...o });
+  for (const f of sim.groundTruth().fragrances.slice(0, LONG_WALKS)) sim.addReviews(f.id, 300);
+  return sim;
+}
+
+/** A quota recheck (src/sync/recheck.ts): the one request a sync may repeat, by design. */
+const RECHECK = 'GET /v1/accords?page=1&limit=1';
+const paid = (sim: Simulator) => sim.paidRequests().filter((r) => r !== RECHECK);
+
+/** Requests the service billed more than once, with how often (rechecks apart). */
+function boughtTwice(sim: Simulator): [string, number][] {
+  const seen = new Map<string, number>();
+  for (const r of paid(sim)) seen.set(r, (seen.get(r) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1);
+}
+
+/** Review walks stored part-way by the stopped run (their walk marks, not done). */
+async function partialWalks(dbPath: string): Promise<number> {
+  const [r] = await queryWarehouse<{ n: number }>(
+    dbPath,
+    "SELECT count(*)::INTEGER AS n FROM sync_walks WHERE walk LIKE 'reviews:%' AND NOT done",
+  );
+  return Number(r?.n ?? 0);
+}
+
+async function withDriver<T>(driver: 'memory' | 'bullmq', fn: (flags: Record<string, string>) => Promise<T>) {
+  const flags: Record<string, string> = { config: files.config, concurrency: '4' };
+  if (driver === 'memory') return fn(flags);
+  const redisUrl = inject('redisUrl');
+  const prefix = uniquePrefix('page-twice');
+  try {
+    return await fn({ ...flags, redis: redisUrl, 'queue-prefix': prefix });
+  } finally {
+    await cleanPrefix(redisUrl, prefix);
+  }
+}
+
+/** Paid calls and cents of a clean, uninterrupted sync of the same catalogue. */
+async function cleanRun(driver: 'memory' | 'bullmq'): Promise<{ paid: number; cents: number }> {
+  const sim = await start();
+  try {
+    const s = await withDriver(driver, (flags) =>
+      runTestSync({ baseUrl: sim.url, dbPath: files.path(`clean-${driver}.duckdb`), flags }),
+    );
+    expect(s.status).toBe('completed');
+    expect(boughtTwice(sim)).toEqual([]);
+    expect(sim.paidRequests()).not.toContain(RECHECK);
+    return { paid: sim.paidRequests().length, cents: sim.ledger().cents };
+  } finally {
+    await sim.close();
+  }
+}
+
+describe.each(['memory', 'bullmq'] as const)('no page bought twice after a stop (%s driver)', (driver) => {
+  let clean: { paid: number; cents: number };
+
+  async function stopAndResume(
+    name: string,
+    sim: Simulator,
+    resumeFlags: Record<string, string | boolean>,
+    between: () => void,
+  ): Promise<[SyncSummary, SyncSummary, string]> {
+    const dbPath = files.path(`${name}-${driver}.duckdb`);
+    const [first, second] = await withDriver(driver, async (flags) => {
+      const a = await runTestSync({ baseUrl: sim.url, dbPath, flags: { ...flags, ...resumeFlags } });
+      expect(await partialWalks(dbPath)).toBeGreaterThanOrEqual(1);
+      between();
+      const b = await runTestSync({ baseUrl: sim.url, dbPath, flags: { ...flags, ...resumeFlags } });
+      return [a, b] as const;
+    });
+    return [first, second, dbPath];
+  }
+
+  it('402 in the middle of the review walks, top-up, resume: the pages bought once, exact', async () => {
+    clean ??= await cleanRun(driver);
+    const sim = await start({ balanceCents: Math.floor(clean.cents / 2) });
+    try {
+      const [first, second, dbPath] = await stopAndResume('topup', sim, {}, () => sim.topUp(1e6));
+      expect(first.status).toBe('payment_required');
+      expect(second.status).toBe('completed');
+      expect(callsWithStatus(sim, 402)).toBeGreaterThanOrEqual(1);
+      expect(boughtTwice(sim)).toEqual([]);
+      expect(sim.paidRequests().length).toBe(clean.paid);
+      expect(sim.ledger().cents).toBe(clean.cents);
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      await sim.close();
+    }
+  }, 180_000);
+
+  it('the quota out in the middle of the review walks with --no-wait, raised, resume: bought once, exact', async () => {
+    clean ??= await cleanRun(driver);
+    const sim = await start({ dailyQuota: Math.floor(clean.paid / 2) });
+    try {
+      const [first, second, dbPath] = await stopAndResume('nowait', sim, { 'no-wait': true }, () =>
+        sim.setLimit(1_000_000),
+      );
+      expect(first.status).toBe('quota_exhausted');
+      expect(second.status).toBe('completed');
+      expect(boughtTwice(sim)).toEqual([]);
+      expect(paid(sim).length).toBe(clean.paid);
+      // With Redis the first run's pause outlives it: the second checks it once, at 1 cent.
+      const rechecks = sim.paidRequests().length - paid(sim).length;
+      expect(rechecks).toBe(driver === 'bullmq' ? 1 : 0);
+      expect(sim.ledger().cents).toBe(clean.cents + rechecks);
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      await sim.close();
+    }
+  }, 180_000);
+});
