@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { EXIT } from './exit-codes.ts';
 
 /**
@@ -9,6 +9,17 @@ import { EXIT } from './exit-codes.ts';
  * code. A process of its own keeps the sync's warehouse, memory and signals apart from the
  * worker's, exactly as cron would run it.
  */
+/** The scheduled syncs this process runs now (one at most: the schedule worker takes one job). */
+const running = new Set<ChildProcess>();
+
+/**
+ * The worker stops: its scheduled sync is told to drain (SIGTERM: the jobs in hand finish and
+ * are loaded, exit 130), rather than the worker waiting for a run that may last hours.
+ */
+export function stopScheduledSyncs(): void {
+  for (const child of running) child.kill('SIGTERM');
+}
+
 export function runScheduledSync(
   syncArgs: readonly string[],
   redisUrl: string,
@@ -21,7 +32,12 @@ export function runScheduledSync(
       stdio: ['ignore', 'inherit', 'inherit'],
       env: process.env,
     });
-    child.once('error', () => resolve(EXIT.unexpected));
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 15 : EXIT.unexpected)));
+    running.add(child);
+    const done = (code: number) => {
+      running.delete(child);
+      resolve(code);
+    };
+    child.once('error', () => done(EXIT.unexpected));
+    child.once('exit', (code, signal) => done(code ?? (signal ? 128 + 15 : EXIT.unexpected)));
   });
 }

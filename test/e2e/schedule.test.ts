@@ -156,6 +156,32 @@ describe('fragsync schedule', () => {
     }
   }, 300_000);
 
+  it('a worker stopped during a scheduled run has the sync drain, not waits for it to end', async () => {
+    const prefix = uniquePrefix('sched-stop');
+    const db = join(dir.path, 'stop.duckdb');
+    let workers: WorkerProc[] = [];
+    try {
+      const set = await schedule('set', prefix, ['--cron', EVERY_2_S, '--base-url', sim.url, '--db', db]);
+      expect(set.code).toBe(EXIT.ok);
+      workers = await startWorkers(1, redisUrl, prefix, []);
+      await until(
+        'a run to start',
+        () => redis.get(`${prefix}:fragsync:schedule:running`),
+        (v) => v !== null,
+      );
+      await schedule('remove', prefix);
+      await workers[0]!.stop();
+      const [last] = await slotRecords(redis, prefix);
+      // Told to stop (SIGTERM): drained (130), or ended by the signal if it came before the
+      // sync set its handler (143); without being told, the run would have completed (0).
+      expect(last?.outcome).toBe('ran');
+      expect([130, 143]).toContain(last?.code);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await cleanPrefix(redisUrl, prefix);
+    }
+  }, 300_000);
+
   it('refuses a bad action, a missing pattern and an unknown zone in one line, exit 2', async () => {
     const prefix = uniquePrefix('sched-bad');
     const bad = await schedule('launch', prefix);

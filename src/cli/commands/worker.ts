@@ -5,7 +5,7 @@ import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
 import { startScheduleWorker } from '../../queue/schedule.ts';
-import { runScheduledSync } from '../scheduled-sync.ts';
+import { runScheduledSync, stopScheduledSyncs } from '../scheduled-sync.ts';
 import { clientFromConfig } from '../../sync/client.ts';
 import { spoolFolder } from '../../sync/paths.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
@@ -113,6 +113,7 @@ export async function run(input: CommandInput): Promise<number> {
   });
   heartbeat?.stop();
   log.info('stopping: finishing the jobs in hand');
+  stopScheduledSyncs();
   await scheduled.close();
   await fetchWorker.close();
   console.log(`fragsync worker ${process.pid}: stopped after ${fetchWorker.processed()} job attempts`);
