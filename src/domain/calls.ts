@@ -90,3 +90,18 @@ export function unansweredRow(call: SentCall): ApiCallItem {
     callId: call.callId,
   };
 }
+
+/**
+ * The reason of an abort that stops every request not yet on the wire and lets those whose
+ * bytes have left finish (the caller then drops their answers). A request cut off after it
+ * left may or may not be read, and billed, by the service (the reset can reach it first, the
+ * more so on a loaded machine), while the journal has already ledgered it as sent: letting it
+ * finish keeps api_calls equal to what the service received. It costs at most one answer's
+ * wait per request in flight.
+ */
+export class StopSending extends Error {
+  constructor(message = 'no further request may be sent') {
+    super(message);
+    this.name = 'StopSending';
+  }
+}

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { StopSending } from '../domain/calls.ts';
 import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { Fifo } from './fifo.ts';
@@ -62,7 +63,9 @@ export class MemoryDriver implements QueueDriver {
 
   async stop(abort = false): Promise<void> {
     this.stopped = true;
-    if (abort) this.abort.abort();
+    // Requests already on the wire finish (StopSending): cut off, the service may or may not
+    // have read them, and the journal has ledgered them as sent.
+    if (abort) this.abort.abort(new StopSending());
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.pauseTimer = null;
     this.checkIdle();

@@ -72,7 +72,8 @@ export interface QueueDriver {
   idle(): Promise<void>;
   /**
    * Stop taking jobs; jobs already running finish and report, or with `abort` (a refused key:
-   * nothing more may be sent with it) their requests in this process are aborted.
+   * nothing more may be sent with it; a journal that cannot be written) they stop: no further
+   * request leaves, and those already on the wire finish, their answers dropped (StopSending).
    */
   stop(abort?: boolean): Promise<void>;
   /** Local time until which nothing is sent (quota pause), or null. */
