@@ -5,6 +5,7 @@ import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -60,6 +61,28 @@ describe('fragsync status', () => {
     const r = await fragsync(['status', '--db', running]);
     expect(r.code, r.stderr).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^latest run\s+run-live running: 3 calls, 6 cents$/m);
+  });
+
+  it('names the sync going on from its writer lock, and says when it waits for the quota reset', async () => {
+    const quiet = await fragsync(['status', '--db', db]);
+    expect(quiet.stdout).not.toMatch(/^writer /m);
+    // The lock a sync takes for its run (this test's process stands for it, alive).
+    const lock = WriterLock.acquire(db, 'run-paused');
+    try {
+      const writing = await fragsync(['status', '--db', db]);
+      expect(writing.code, writing.stderr).toBe(EXIT.ok);
+      expect(writing.stdout).toMatch(
+        new RegExp(`^writer\\s+sync run run-paused \\(pid ${process.pid}, started \\S+\\): running$`, 'm'),
+      );
+      lock.paused(new Date('2030-01-02T00:00:00Z'));
+      const paused = await fragsync(['status', '--db', db]);
+      expect(paused.code, paused.stderr).toBe(EXIT.ok);
+      expect(paused.stdout).toMatch(
+        /^writer\s+sync run run-paused \(pid \d+, started \S+\): paused for quota until 2030-01-02T00:00:00\.000Z$/m,
+      );
+    } finally {
+      lock.release();
+    }
   });
 
   it('a warehouse a running sync holds is shown as such, exit 0', async () => {

@@ -8,6 +8,7 @@ import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { warehouseStatus } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
+import { describeHolder, lockHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
@@ -73,6 +74,14 @@ export async function run(input: CommandInput): Promise<number> {
   } else {
     out.push(['warehouse', `${config.dbPath} does not exist yet`]);
   }
+  // Without Redis the quota state lives in the sync's process, but its writer lock says which
+  // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
+  const holder = lockHolder(config.dbPath);
+  if (holder)
+    out.push([
+      'writer',
+      `${describeHolder(holder)}: ${holder.state === 'paused' && holder.pausedUntil ? `paused for quota until ${holder.pausedUntil}` : 'running'}`,
+    ]);
   if (!config.redisUrl)
     out.push(['mode', 'in-process (no Redis): quota state lives in the running sync only']);
   const w = Math.max(...out.map(([k]) => k.length));
