@@ -28,7 +28,7 @@ export const BINDINGS: Binding[] = [
     paths: [['baseUrl']],
     kind: 'string',
     valueName: 'URL',
-    help: 'address of the Fragrance Data Service (required for sync; no default)',
+    help: "address of the Fragrance Data Service (no default: sync needs it; a worker takes its run's)",
   },
   {
     flag: 'db',
@@ -44,7 +44,7 @@ export const BINDINGS: Binding[] = [
     paths: [['redisUrl']],
     kind: 'string',
     valueName: 'URL',
-    help: 'Redis for distributed workers (redis://...); without it jobs run in-process',
+    help: 'Redis shared by syncs and workers (redis://...); a sync without it runs every job in-process',
   },
   {
     flag: 'objective',

@@ -63,6 +63,18 @@ describe('help', () => {
     expect(help('sim')).not.toContain('--config');
   });
 
+  it("worker's help does not offer to run without Redis, which it refuses, nor ask it for an address it takes from the run", async () => {
+    const [help, bare] = await Promise.all([fragsync(['worker', '--help']), fragsync(['worker'])]);
+    expect(bare.code).toBe(EXIT.badInput);
+    expect(said(bare)).toEqual([expect.stringMatching(/^fragsync worker: .*redisUrl is required/)]);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      '--redis <URL> Redis shared by syncs and workers (redis://...); a sync without it',
+    );
+    expect(text).not.toMatch(/without it jobs run in-process/);
+    expect(text).toContain("(no default: sync needs it; a worker takes its run's)");
+  });
+
   it('the binary prints the same help for `help query`, `query -h` and `query --help`', async () => {
     const runs = await Promise.all([
       fragsync(['help', 'query']),
