@@ -77,11 +77,17 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
    */
   settle(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Stop at once, without Redis (SIGTERM while Redis is away, or jobs that would not finish):
+   * jobs in hand are left to their lock; their calls stay in the spool for the next process.
+   */
+  abandon(): void;
 }> {
   let processed = 0;
   const notice = opts.notice ?? new RedisLossNotice(opts.log);
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
+  for (const q of [loadQueue, fetchQueue]) q.on('error', notice.onWorkerError('queue'));
   const add = async (outcome: JobOutcome): Promise<string> => {
     // Our own id: the spool checks for this key to know the owner took the report.
     const jobId = randomUUID();
@@ -194,11 +200,17 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     stalledInterval: opts.lockMs,
   });
   worker.on('error', notice.onWorkerError('fetch'));
+  notice.watch(blocking);
   await lease.start(worker);
   return {
     worker,
     processed: () => processed,
     settle: () => spool.check(true),
+    abandon: () => {
+      lease.stop();
+      blocking.disconnect();
+      void worker.close(true).catch(() => undefined);
+    },
     close: async () => {
       lease.stop();
       await worker.close();

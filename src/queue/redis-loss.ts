@@ -1,4 +1,9 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+
+/** Errors that mean Redis cannot be reached now (ioredis reconnects by itself, with backoff). */
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN|Connection is closed/;
 
 /**
  * A Redis that lost its data (FLUSHALL, a restart without persistence) shows in many places
@@ -10,6 +15,8 @@ import type { Logger } from 'pino';
  */
 export class RedisLossNotice {
   private lastAt = Number.NEGATIVE_INFINITY;
+  /** Redis cannot be reached: said once when it goes, once when it is back. */
+  private away = false;
 
   constructor(
     private readonly log: Logger,
@@ -30,12 +37,33 @@ export class RedisLossNotice {
     else this.log.debug(detail, `Redis data lost (already reported): ${what}`);
   }
 
-  /** An 'error' handler for a BullMQ worker: lost jobs are symptoms, anything else is logged. */
+  /**
+   * An 'error' handler for a BullMQ worker or queue: lost jobs are symptoms of lost data, an
+   * unreachable Redis is said once, anything else is logged.
+   */
   onWorkerError(name: string): (err: Error) => void {
     return (err) => {
       if (/Missing (key|lock) for job/.test(err.message))
         this.lost({ err: err.message }, `a ${name} job vanished`);
+      else if (UNREACHABLE.test(err.message)) this.unreachable(err);
       else this.log.error({ err: err.message }, `${name} worker error`);
     };
+  }
+
+  /** Watch a connection: its errors (without them ioredis prints each one) and its reconnection. */
+  watch(redis: Redis): void {
+    redis.on('error', this.onWorkerError('redis'));
+    redis.on('ready', () => {
+      if (!this.away) return;
+      this.away = false;
+      this.log.warn('Redis is back: taking jobs again');
+    });
+  }
+
+  private unreachable(err: Error): void {
+    if (this.away) return;
+    this.away = true;
+    const code = (err as NodeJS.ErrnoException).code ?? err.message;
+    this.log.warn({ err: code }, `lost Redis (${code}): retrying with backoff until it is back`);
   }
 }

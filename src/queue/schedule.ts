@@ -132,6 +132,8 @@ export interface ScheduleWorkerOptions {
   log: Logger;
   /** Runs one sync with these flags; resolves with its exit code. */
   runSync(syncArgs: string[]): Promise<number>;
+  /** The worker's errors (default: a warning each); `fragsync worker` says an unreachable Redis once. */
+  onError?: (err: Error) => void;
 }
 
 /** Takes the scheduled jobs of this prefix, one at a time per process, one at a time overall. */
@@ -188,6 +190,6 @@ export function startScheduleWorker(opts: ScheduleWorkerOptions): { close(): Pro
     concurrency: 1,
     maxStalledCount: 0,
   });
-  w.on('error', (err) => log.warn({ err }, 'schedule worker error'));
+  w.on('error', opts.onError ?? ((err) => log.warn({ err }, 'schedule worker error')));
   return { close: () => w.close() };
 }

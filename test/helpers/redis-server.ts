@@ -25,9 +25,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Start a throw-away redis-server (no persistence) on a free port. */
-export async function startRedisServer(): Promise<RedisServerHandle> {
-  const port = await freePort();
+/** Start a throw-away redis-server (no persistence) on a free port, or on `port`. */
+export async function startRedisServer(port?: number): Promise<RedisServerHandle> {
+  port ??= await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'fragsync-redis-'));
   const child = spawn(
     'redis-server',

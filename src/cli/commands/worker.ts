@@ -4,6 +4,7 @@ import { ConfigError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorLimits } from '../../governor/types.ts';
 import { runInfoKey, startFetchWorker, type RunInfo } from '../../queue/fetch-worker.ts';
+import { RedisLossNotice } from '../../queue/redis-loss.ts';
 import { startScheduleWorker } from '../../queue/schedule.ts';
 import { runScheduledSync, stopScheduledSyncs } from '../scheduled-sync.ts';
 import { clientFromConfig } from '../../sync/client.ts';
@@ -43,6 +44,9 @@ export async function run(input: CommandInput): Promise<number> {
     console.error(`fragsync worker: ${oneLine(err)}`);
     return EXIT.badInput;
   }
+  // Redis going away and coming back: one line each, not an error per retry.
+  const notice = new RedisLossNotice(log);
+  notice.watch(redis);
   const governor = createRedisGovernor(redis, {
     prefix: config.queue.prefix,
     limits: governorLimits(config),
@@ -78,6 +82,7 @@ export async function run(input: CommandInput): Promise<number> {
       log,
       spoolDir: spoolFolder(config),
       lockMs: config.queue.lockMs,
+      notice,
       leaseMs: config.queue.leaseMs,
       depsFor: async (runId) => {
         const raw = await redis.get(runInfoKey(config.queue.prefix));
@@ -101,6 +106,7 @@ export async function run(input: CommandInput): Promise<number> {
     prefix: config.queue.prefix,
     log,
     runSync: (args) => runScheduledSync(args, config.redisUrl as string, config.queue.prefix),
+    onError: notice.onWorkerError('schedule'),
   });
   console.log(`fragsync worker ${process.pid}: waiting for jobs (queue prefix '${config.queue.prefix}')`);
   const heartbeatFile = input.opts.heartbeat as string | undefined;
@@ -114,11 +120,37 @@ export async function run(input: CommandInput): Promise<number> {
   heartbeat?.stop();
   log.info('stopping: finishing the jobs in hand');
   stopScheduledSyncs();
-  await scheduled.close();
-  await fetchWorker.close();
+  // Jobs in hand get a few seconds to finish and report; past that (Redis away, or a long
+  // job), the worker stops without them: their calls are in its spool, which the next
+  // process on this host reports, and their locks lapse so another worker takes them.
+  const closed = (async () => {
+    await scheduled.close();
+    await fetchWorker.close();
+  })().then(
+    () => true,
+    () => false,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const graceful = await Promise.race([
+    closed,
+    new Promise<false>((r) => (timer = setTimeout(() => r(false), STOP_GRACE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!graceful) {
+    log.warn(`jobs in hand did not finish within ${STOP_GRACE_MS / 1000} s: stopping without them`);
+    fetchWorker.abandon();
+    // Commands waiting for Redis fail now instead of waiting for it.
+    redis.disconnect();
+  }
   console.log(`fragsync worker ${process.pid}: stopped after ${fetchWorker.processed()} job attempts`);
   for (const c of clients.values()) await c.close();
-  await governor.close();
+  if (graceful) await governor.close();
   redis.disconnect();
+  // Without Redis, BullMQ's own connections may still be trying to close: they must not keep
+  // the process alive (an unref'd timer fires only if something else does).
+  if (!graceful) setTimeout(() => process.exit(EXIT.ok), 1000).unref();
   return EXIT.ok;
 }
+
+/** How long SIGINT/SIGTERM waits for the jobs in hand before stopping without them, in ms. */
+const STOP_GRACE_MS = 5000;
