@@ -79,9 +79,16 @@ export class FragranceClient {
    * even a failed one. (AsyncLocalStorage did this before; it put async hooks on every
    * promise of the process, a few percent of the fetching thread.) With `onSent`, the
    * attempt's requests are also announced as they leave (a worker's spool, queue/spool.ts).
+   * Once `halt` is aborted, the view sends nothing more; requests on the wire finish.
    */
-  withCalls(onCall: (call: ApiCallItem) => void, onSent?: (call: SentCall) => void): FragranceClient {
-    return new FragranceClient({ view: { ...this.deps, onCall, ...(onSent ? { onSent } : {}) } });
+  withCalls(
+    onCall: (call: ApiCallItem) => void,
+    onSent?: (call: SentCall) => void,
+    halt?: AbortSignal,
+  ): FragranceClient {
+    return new FragranceClient({
+      view: { ...this.deps, onCall, ...(onSent ? { onSent } : {}), ...(halt ? { halt } : {}) },
+    });
   }
 
   /**

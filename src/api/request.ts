@@ -48,6 +48,12 @@ export interface CallerDeps {
    * carries the same callId.
    */
   onSent?: (call: SentCall) => void;
+  /**
+   * Once aborted, no further request leaves: one waiting for a slot, a ticket or a retry
+   * stops, one already on the wire is answered and ledgered (aborting it would leave the
+   * service's count unknowable). A worker whose run lost its lease stops its jobs this way.
+   */
+  halt?: AbortSignal;
   logger?: Logger;
   maxRetries: number;
   retryBaseMs: number;
@@ -118,20 +124,23 @@ export async function performCall<T>(
   signal?: AbortSignal,
 ): Promise<ApiResponse<T>> {
   const { method, template, costCents } = ENDPOINTS[spec.endpoint];
+  // Before the request is on the wire, a halt stops it too.
+  const before = deps.halt ? (signal ? AbortSignal.any([signal, deps.halt]) : deps.halt) : signal;
   for (let attempt = 0; ; attempt++) {
     // A request slot first (requests in flight per process), then the governor's ticket: a
     // job waiting for a slot holds no quota headroom. The slot is free again once the answer
     // is read, before it is settled and interpreted.
-    const release = deps.slots ? await deps.slots.acquire(signal) : null;
+    if (before?.aborted) throw abortReason(before);
+    const release = deps.slots ? await deps.slots.acquire(before) : null;
     let ticket: CallTicket | null = null;
     let startedAt: Date;
     let callId: string | undefined;
     let r: AttemptResult;
     try {
-      ticket = deps.admission ? await admit(deps.admission, spec.endpoint, signal) : null;
-      if (signal?.aborted) {
+      ticket = deps.admission ? await admit(deps.admission, spec.endpoint, before) : null;
+      if (before?.aborted) {
         if (ticket) await deps.admission!.release(ticket);
-        throw abortReason(signal);
+        throw abortReason(before);
       }
       const sentAt = (startedAt = new Date());
       const onSent = deps.onSent;
@@ -208,6 +217,6 @@ export async function performCall<T>(
       { endpoint: template, attempt, waitMs, code: (outcome.error as ApiError).code },
       'api call will be retried',
     );
-    await sleep(waitMs, signal);
+    await sleep(waitMs, before);
   }
 }

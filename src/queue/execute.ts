@@ -13,6 +13,8 @@ export interface ExecuteDeps {
   log: Logger;
   /** A worker's spool (BullMQ mode): told of each request as it leaves and as it is answered. */
   spool?: CallSpool;
+  /** Once aborted, the attempt sends no further request (its run lost its lease). */
+  halt?: AbortSignal;
 }
 
 export interface Execution {
@@ -45,6 +47,7 @@ export async function execute(
             spool.answered(job.runId, call);
           },
           (call) => spool.sent(job.runId, call),
+          deps.halt,
         )
       : deps.client.withCalls((call) => calls.push(call)),
     settings: deps.settings,

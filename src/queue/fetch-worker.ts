@@ -140,20 +140,24 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     processed++;
     const lost = lease.track(job.id ?? '', data.runId);
     const { outcome, action, next } = await execute(
-      { ...ctx.deps, spool },
+      { ...ctx.deps, spool, halt: lost.signal },
       data,
       attempt,
-      signal ? AbortSignal.any([signal, lost.signal]) : lost.signal,
+      signal ?? new AbortController().signal,
     ).finally(() => lease.untrack(job.id ?? ''));
     if (lost.signal.aborted) {
-      // The run's lease lapsed with this job in hand: its calls reach the ledger (under their
-      // own run); the job waits for the run to come back, or for the next run to cancel it.
+      // The run's lease lapsed with this job in hand: it sent nothing more (requests on the
+      // wire were answered); its calls reach the ledger under their own run, and the job
+      // waits for the run to come back, or for the next run to cancel it.
       const now = await lease.holderFor(data.runId);
-      await report(
-        now === data.runId
-          ? { type: 'requeued', job: data, calls: outcome.calls }
-          : { type: 'ledger', runId: data.runId, calls: outcome.calls },
-      );
+      if (now !== data.runId) await report({ type: 'ledger', runId: data.runId, calls: outcome.calls });
+      else {
+        // The run is back: what the job bought (a review walk's pages) goes with it.
+        await report(
+          outcome.type === 'requeued' ? outcome : { type: 'requeued', job: data, calls: outcome.calls },
+        );
+        if (next) await job.updateData({ ...data, spec: next.spec });
+      }
       if (now === null || now === data.runId) return later(job, token);
       return;
     }

@@ -106,8 +106,9 @@ export class RunLease {
 /**
  * What a worker knows of the run lease, read ten times per lease: with no
  * live run the worker takes no jobs (a local pause), and the jobs in hand of a run that no
- * longer holds the lease are aborted: requests on the wire end as calls without an answer,
- * journaled in the spool as every call is.
+ * longer holds the lease are halted: they send no further request, and those on the wire
+ * are answered and ledgered (aborting them would leave unknowable whether the service
+ * counted them).
  */
 export class LeaseWatch {
   private holder: string | null = null;
@@ -164,7 +165,7 @@ export class LeaseWatch {
 
   private abort(ctl: AbortController): void {
     if (!ctl.signal.aborted)
-      ctl.abort(new FragsyncError('INTERNAL', 'the run lease lapsed: job aborted', { transient: true }));
+      ctl.abort(new FragsyncError('INTERNAL', 'the run lease lapsed: job halted', { transient: true }));
   }
 }
 
