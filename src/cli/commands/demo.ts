@@ -11,6 +11,7 @@ import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
+import { listenForInterrupt } from '../interrupt.ts';
 import { outputWidth } from '../output/cell.ts';
 import { printer } from '../output/formats.ts';
 import { write } from '../output/write.ts';
@@ -42,8 +43,16 @@ export async function run(input: CommandInput): Promise<number> {
     return EXIT.badInput;
   }
 
+  // As in sync: a Ctrl-C or SIGTERM drains and prints what was done, and the local service
+  // is stopped too (killed by the signal, the demo left it running).
+  const interrupt = listenForInterrupt({
+    first:
+      'fragsync demo: stopping: the requests in flight finish and are loaded (Ctrl-C again to stop at once)',
+    second: 'fragsync demo: stopped at once',
+  });
   const sim = await startSimChild(fragrances);
   try {
+    if (interrupt.signal.aborted) return EXIT.interrupted;
     console.log(`local Fragrance Data Service: ${sim.url} (${fragrances} fragrances)`);
     const config = loadConfig({
       flags: { 'base-url': sim.url, db: join(dataDir, 'fragsync.duckdb'), redis: undefined },
@@ -60,12 +69,14 @@ export async function run(input: CommandInput): Promise<number> {
         governor: runtime.governor,
         makeDriver: runtime.makeDriver,
         onTick: progress.tick,
+        interrupt: interrupt.signal,
       });
     } finally {
       progress.done();
       await runtime.close();
     }
     console.log(formatSummary(summary));
+    if (summary.status !== 'completed') return exitCodeOfRun(summary);
     console.log(`\nwarehouse: ${config.dbPath}\nparquet:   ${join(dataDir, 'parquet')}/<table>.parquet`);
     const wh = await Warehouse.open(config.dbPath, { readOnly: true });
     try {
@@ -88,6 +99,7 @@ export async function run(input: CommandInput): Promise<number> {
     return EXIT.unexpected;
   } finally {
     await sim.stop();
+    interrupt.dispose();
   }
 }
 
