@@ -9,6 +9,7 @@ import {
   lockConfig,
   repeatBound,
 } from '../helpers/governed.ts';
+import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix, spoolBytes, startWorker, startWorkers } from '../helpers/worker-process.ts';
@@ -26,6 +27,9 @@ const CONCURRENCY = 3;
 /** Jobs in flight per process: twice the requests (queue.concurrency's default). */
 const JOBS = 2 * CONCURRENCY;
 const LOCK_MS = 2000;
+const LEASE_MS = 1000;
+/** The sync and two worker processes. */
+const PROCESSES = 3;
 
 const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +38,7 @@ let clean: { calls: number; cents: number };
 let config: string;
 beforeAll(async () => {
   clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
-  config = await lockConfig(files.path('faults.json'), LOCK_MS);
+  config = await lockConfig(files.path('faults.json'), LOCK_MS, { leaseMs: LEASE_MS });
 });
 
 describe('faults: BullMQ', () => {
@@ -83,6 +87,65 @@ describe('faults: BullMQ', () => {
       );
       // Most of the kills landed while the run had work left.
       expect(kills).toBeGreaterThanOrEqual(KILLS / 2);
+      expect(dup).toBeGreaterThanOrEqual(0);
+      expect(dup).toBeLessThanOrEqual(bound);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await sim.close();
+      await cleanPrefix(redisUrl, prefix);
+    }
+  });
+
+  it('the sync SIGKILLed at 10 random points with two workers: each dead run costs its calls in flight and at most one lease; the last sync is exact, api_calls = ledger', async () => {
+    const KILLS = 10;
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('fault-sync-kill');
+    const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
+    const workers = await startWorkers(2, redisUrl, prefix, args);
+    const sim = await startSimulator(CATALOGUE);
+    sim.setFaults({ latencyMs: LATENCY_MS });
+    const dbPath = files.path('sync-kill.duckdb');
+    const opts = { config, concurrency: CONCURRENCY, redis: { url: redisUrl, prefix } };
+    const inFlight = PROCESSES * CONCURRENCY;
+    try {
+      const lines: string[] = [];
+      for (let k = 0; k < KILLS; k++) {
+        const before = sim.ledger().calls;
+        const proc = spawnSync(sim, dbPath, opts);
+        while (sim.ledger().calls < before + 5) await sleep(5);
+        await sleep(Math.floor(Math.random() * 1000));
+        proc.kill();
+        const atKill = sim.ledger().calls;
+        let inLease = -1;
+        const leaseOver = setTimeout(() => (inLease = sim.ledger().calls - atKill), LEASE_MS);
+        const end = await proc.exited;
+        expect(end.signal, `run ${k + 1} ended before its kill: ${end.output}`).toBe('SIGKILL');
+        // Until the service hears nothing for two leases.
+        let last = atKill;
+        let quietSince = Date.now();
+        while (Date.now() - quietSince < 2 * LEASE_MS || inLease < 0) {
+          await sleep(50);
+          const now = sim.ledger().calls;
+          if (now !== last) [last, quietSince] = [now, Date.now()];
+        }
+        clearTimeout(leaseOver);
+        const after = sim.ledger().calls - atKill;
+        lines.push(
+          `kill ${k + 1}: ${after} calls after it (${inLease} within the lease), in flight ≤ ${inFlight}`,
+        );
+        // Past one lease, nothing but requests that were on the wire.
+        expect(after - inLease, lines.at(-1)).toBeLessThanOrEqual(inFlight);
+      }
+      const end = await spawnSync(sim, dbPath, opts).exited;
+      expect(end.code, end.output).toBe(0);
+      await Promise.all(workers.map((w) => w.stop()));
+      await expectMirror(sim, dbPath);
+      await expectLedgerEqual(sim, dbPath);
+      const dup = callsWithStatus(sim, 200) - clean.calls;
+      const bound = KILLS * repeatBound(sim, PROCESSES * JOBS);
+      console.log(
+        `[faults] sync kill x${KILLS} (lease ${LEASE_MS} ms): ${lines.join('; ')}; paid calls repeated over all ${dup}, jobs in flight at the kills ≤ ${KILLS * PROCESSES * JOBS} (their calls ≤ ${bound})`,
+      );
       expect(dup).toBeGreaterThanOrEqual(0);
       expect(dup).toBeLessThanOrEqual(bound);
     } finally {

@@ -24,9 +24,19 @@ export async function jitterConfig(dir: string, name = 'governed.json'): Promise
   return path;
 }
 
-/** A config file with the short resume jitter and job locks of `lockMs` (queue.lockMs). */
-export async function lockConfig(path: string, lockMs: number): Promise<string> {
-  await writeFile(path, JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs } }));
+/**
+ * A config file with the short resume jitter and job locks of `lockMs` (queue.lockMs), and
+ * any other queue settings given (queue.leaseMs...).
+ */
+export async function lockConfig(
+  path: string,
+  lockMs: number,
+  queue: Record<string, number> = {},
+): Promise<string> {
+  await writeFile(
+    path,
+    JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { lockMs, ...queue } }),
+  );
   return path;
 }
 
