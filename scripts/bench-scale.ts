@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/index.ts';
 import type { TableDigest } from '../src/util/row-digest.ts';
@@ -30,6 +31,7 @@ const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20').split(',').map(Number)
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 const RSS_TRACE = process.env.BENCH_RSS_TRACE === '1';
 const KEY = 'bench-key';
+const PATIENT = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 const BIN = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 /** The Node flags `npm run fragsync` starts the CLI with, read from package.json so the two never differ. */
@@ -116,11 +118,16 @@ async function runFragsync(fragrances: number, latencyMs: number): Promise<SyncF
     if (trace) clearInterval(trace);
     const last = out.trim().split('\n').at(-1) ?? '';
     if (code !== 0 || !last.startsWith('{')) throw new Error(`sync failed (exit ${code}):\n${out}`);
+    // The sync's own figures first: a check that fails after a long run must not lose them.
+    console.log(`  sync process: ${last}`);
     const ledger = (await (await fetch(`${sim.url}/_sim/ledger`)).json()) as { calls: number };
+    const inexact = await inexactTables(sim.url, join(dir, 'bench.duckdb')).catch((err: unknown) => [
+      `the check itself failed (${err instanceof Error ? err.message : String(err)})`,
+    ]);
     return {
       ...(JSON.parse(last) as Omit<SyncFigures, 'ledgerCalls' | 'inexact'>),
       ledgerCalls: ledger.calls,
-      inexact: await inexactTables(sim.url, join(dir, 'bench.duckdb')),
+      inexact,
     };
   } finally {
     sim.stop();
@@ -130,7 +137,10 @@ async function runFragsync(fragrances: number, latencyMs: number): Promise<SyncF
 
 /** The contract tables whose row count or digest differs from the simulator's truth. */
 async function inexactTables(url: string, dbPath: string): Promise<string[]> {
-  const get = async <T>(op: string): Promise<T> => (await (await fetch(`${url}/_sim/${op}`)).json()) as T;
+  // No headers timeout: at 120k the service digests 7 million rows before it answers, which
+  // took longer than fetch's default 300 s on a loaded machine (session 7).
+  const get = async <T>(op: string): Promise<T> =>
+    (await (await undiciFetch(`${url}/_sim/${op}`, { dispatcher: PATIENT })).json()) as T;
   const truth = await get<Record<string, TableDigest>>('truth-digest');
   const { serviceDate } = await get<{ serviceDate: string }>('clock');
   const ours = await warehouseDigest(dbPath, serviceDate);
