@@ -9,6 +9,7 @@ import {
   lockConfig,
   repeatBound,
 } from '../helpers/governed.ts';
+import { flushallScenario } from '../helpers/flushall.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -153,5 +154,17 @@ describe('faults: BullMQ', () => {
       await sim.close();
       await cleanPrefix(redisUrl, prefix);
     }
+  });
+
+  it('Redis FLUSHALLed three times in one run (a redis-server of its own): exact, api_calls = ledger, repeats within the jobs in flight, one warning per loss at most', async () => {
+    await flushallScenario({
+      catalogue: CATALOGUE,
+      latencyMs: LATENCY_MS,
+      concurrency: CONCURRENCY,
+      flushAt: [0.2, 0.45, 0.7],
+      path: files.path,
+      config: files.config,
+      label: 'faults',
+    });
   });
 });
