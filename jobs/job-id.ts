@@ -43,11 +43,19 @@ export function job<K extends JobKind>(kind: K, payload: JobPayloads[K], priorit
   return { kind, payload, priority };
 }
 
-/** Priorities: walks first, then profiles (they discover brands and perfumers), then the long tail. */
+/**
+ * Priorities, lower first: walks (they find what is new and removed); in a nightly, new items
+ * and everything they need, then what a signal says changed (a brand whose membership moved,
+ * a similar list naming a removed item, an item missing from the list); then entities,
+ * profiles (they discover brands and perfumers) and the long tail. A nightly's stale refreshes
+ * go after all of that (src/sync/frontier.ts), so a capped run spends its budget in this order.
+ */
 export const PRIORITY = {
   walk: 1,
-  entity: 2,
-  profile: 3,
-  detail: 4,
-  optional: 5,
+  fresh: 2,
+  signal: 3,
+  entity: 4,
+  profile: 5,
+  detail: 6,
+  optional: 7,
 } as const;

@@ -16,7 +16,7 @@ export interface NamedMark {
 }
 
 /** What a job reports: progress marks to persist, and the entities it named. */
-export type JobMark = Exclude<ProgressMark, { kind: 'discovered' }> | NamedMark;
+export type JobMark = Exclude<ProgressMark, { kind: 'discovered' } | { kind: 'stale' }> | NamedMark;
 
 /**
  * Every kind of job: a plain async function of (context, payload). Payloads are plain JSON

@@ -23,6 +23,7 @@ import { buildPlan } from '../src/plan/plan.ts';
 import { startSimulator, type Simulator } from '../src/simulator/index.ts';
 import { Warehouse } from '../src/warehouse/warehouse.ts';
 import { diffTables, truthTables, warehouseTables } from '../test/helpers/ground-truth.ts';
+import { ageWarehouse } from '../test/helpers/age-warehouse.ts';
 import { dayDiff, newItemsIncomplete, removedStillThere } from '../test/helpers/nightly.ts';
 import { runTestSync, testConfig } from '../test/helpers/sync.ts';
 
@@ -56,7 +57,8 @@ async function planOwed(sim: Simulator, dbPath: string) {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
   try {
     const plan = buildPlan(await wh.syncState(), testConfig({ baseUrl: sim.url, dbPath }), null, {
-      now: sim.now(),
+      // The wall clock, as the sync's (the warehouse is aged with the simulated day).
+      now: new Date(),
     });
     return { kind: plan.kind, calls: plan.cost.calls, cents: plan.cost.cents };
   } finally {
@@ -88,6 +90,9 @@ async function main(): Promise<void> {
 
     const before = sim.groundTruth();
     sim.advanceDay();
+    // The nightly judges ages by the wall clock: both warehouses live through the day too.
+    await ageWarehouse(db, 24);
+    await ageWarehouse(capped, 24);
     const after = sim.groundTruth();
     const day = dayDiff(before, after);
     console.log(

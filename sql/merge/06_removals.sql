@@ -55,6 +55,13 @@ DELETE FROM wearing_occasions WHERE fragrance_id IN (SELECT id FROM w_removed_fr
 DELETE FROM similar_fragrances_overflow WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
 -- merge: deletes wearing_labels_overflow | reads w_removed_fragrance
 DELETE FROM wearing_labels_overflow WHERE fragrance_id IN (SELECT id FROM w_removed_fragrance);
+-- Other fragrances' similar lists that named it: upstream dropped the entry. The row goes
+-- now, so nothing names a fragrance that is gone; the list itself is owed again (a nightly's
+-- signal, src/sync/similar-signals.ts) and read whole when the budget reaches it.
+-- merge: deletes similar_fragrances | reads w_removed_fragrance
+DELETE FROM similar_fragrances WHERE similar_id IN (SELECT id FROM w_removed_fragrance);
+-- merge: deletes similar_fragrances_overflow | reads w_removed_fragrance
+DELETE FROM similar_fragrances_overflow WHERE similar_id IN (SELECT id FROM w_removed_fragrance);
 -- merge: deletes fragrances | reads w_removed_fragrance
 DELETE FROM fragrances WHERE id IN (SELECT id FROM w_removed_fragrance);
 

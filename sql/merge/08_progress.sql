@@ -25,6 +25,29 @@ ON CONFLICT (entity, key) DO UPDATE SET
   fetched_review_digest = coalesce(excluded.fetched_review_digest, sync_items.fetched_review_digest),
   fetched_catalogue = coalesce(excluded.fetched_catalogue, sync_items.fetched_catalogue);
 
+-- Stale marks (a nightly's signals): the dataset's fetch time is cleared, so it stays owed
+-- until fetched again; a fetch of the same item and dataset later in the batch wins.
+-- merge: updates sync_items | reads stg_mark_fetched
+UPDATE sync_items SET
+  fetched_profile = CASE WHEN s.datasets.profile THEN NULL ELSE fetched_profile END,
+  fetched_similar = CASE WHEN s.datasets.similar THEN NULL ELSE fetched_similar END,
+  fetched_catalogue = CASE WHEN s.datasets.catalogue THEN NULL ELSE fetched_catalogue END
+FROM (
+  SELECT m.entity, m.key, {
+    'profile': bool_or(m.ds = 'profile'), 'similar': bool_or(m.ds = 'similar'), 'catalogue': bool_or(m.ds = 'catalogue')
+  } AS datasets
+  FROM (
+    SELECT entity, key, substr(dataset, 7) AS ds, max(seq) AS seq FROM stg_mark_fetched
+    WHERE dataset LIKE 'stale:%' GROUP BY ALL
+  ) m
+  WHERE NOT EXISTS (
+    SELECT 1 FROM stg_mark_fetched f
+    WHERE f.entity = m.entity AND f.key = m.key AND f.dataset = m.ds AND f.seq > m.seq
+  )
+  GROUP BY m.entity, m.key
+) s
+WHERE sync_items.entity = s.entity AND sync_items.key = s.key;
+
 -- Staging holds only the last mark per walk (stage-rows.ts).
 -- merge: inserts sync_walks | reads stg_mark_walk
 INSERT INTO sync_walks (walk, page, total, done, "at", run_id, page_size)

@@ -19,6 +19,7 @@ const RUN_FLAGS = [
   'reserve-percent',
   'reviews',
   'review-digest',
+  'full',
 ] as const;
 
 const { ok, unexpected, badInput } = EXIT;

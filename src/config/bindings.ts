@@ -141,6 +141,13 @@ export const BINDINGS: Binding[] = [
     help: 'also fetch AI review digests (5 cents per fragrance; default off)',
   },
   {
+    flag: 'full',
+    env: ['FRAGSYNC_FULL'],
+    paths: [['full']],
+    kind: 'bool',
+    help: 'fetch everything again, as the first sync does (default: the nightly, what changed or is due)',
+  },
+  {
     flag: 'parquet',
     env: ['FRAGSYNC_PARQUET_DIR'],
     paths: [['export', 'parquetDir']],

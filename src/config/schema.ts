@@ -12,6 +12,8 @@ const POS_INT = 'must be a positive integer';
 const nonNegInt = () =>
   z.number({ error: NON_NEG_INT }).int({ error: NON_NEG_INT }).min(0, { error: NON_NEG_INT });
 const posInt = () => z.number({ error: POS_INT }).int({ error: POS_INT }).min(1, { error: POS_INT });
+const NON_NEG = 'must be a non-negative number';
+const nonNegNumber = () => z.number({ error: NON_NEG }).min(0, { error: NON_NEG });
 const bool = () => z.boolean({ error: 'must be true or false' });
 
 function isHttpUrl(value: string): boolean {
@@ -166,6 +168,40 @@ export const ConfigSchema = z.strictObject({
      * Quota pauses close it at once.
      */
     releaseIdleMs: nonNegInt(),
+  }),
+  /**
+   * Fetch everything again, as the first sync does, instead of the nightly: what is due by
+   * the freshness policy and what the cheap walks say changed. A warehouse with no completed
+   * full sync gets a full sync (or the rest of one) whatever this says.
+   */
+  full: bool(),
+  /**
+   * How old each dataset may grow before the nightly fetches it again, in hours, when no
+   * signal (a new or removed id, a brand whose membership moved, a removed similar entry)
+   * says it changed. docs/cost-model.md gives the reason for each default. An age longer than
+   * a day is spread over the nights (a rolling slice by a hash of the key), so no night pays
+   * for a whole week's work at once.
+   */
+  freshness: z.strictObject({
+    /** Fragrance profiles: score and year (hours). */
+    profileMaxAgeHours: nonNegNumber(),
+    /** Review page 1 (new reviews stop at the first known one) (hours). */
+    reviewsMaxAgeHours: nonNegNumber(),
+    /** Similar lists (hours). */
+    similarMaxAgeHours: nonNegNumber(),
+    /** Wearing stats (hours). */
+    wearingMaxAgeHours: nonNegNumber(),
+    /** AI review digests, when enabled (hours). */
+    reviewDigestMaxAgeHours: nonNegNumber(),
+    /** Chart leaderboards, read as a dated snapshot (hours). */
+    chartMaxAgeHours: nonNegNumber(),
+    /** Brand, perfumer and note profiles, and brand catalogues (hours). */
+    entityMaxAgeHours: nonNegNumber(),
+    /**
+     * How much earlier than its age an item counts as due (hours): yesterday's nightly
+     * fetched its items over the hours it ran, and tonight's must still find them all due.
+     */
+    graceHours: nonNegNumber(),
   }),
   export: z.strictObject({
     /** Folder for Parquet files after a sync; null: no export. */

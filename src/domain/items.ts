@@ -222,7 +222,12 @@ export type ProgressMark =
    */
   | { kind: 'walk'; walk: string; page: number; total: number; done: boolean; pageSize?: number }
   /** An item is known to exist (discovered), with the walk or response that named it. */
-  | { kind: 'discovered'; entity: string; key: string; source: string };
+  | { kind: 'discovered'; entity: string; key: string; source: string }
+  /**
+   * A signal said a dataset of an item changed upstream (a nightly's frontier): its fetch
+   * time is cleared, so it stays owed until fetched again, by this run or the next one.
+   */
+  | { kind: 'stale'; entity: string; key: string; dataset: string };
 
 /** One unit of work for the loader: applied in one transaction. */
 export interface LoadBatch {

@@ -6,6 +6,8 @@ const TITLES: Record<Plan['kind'], string> = {
   lowerBound: 'LOWER BOUND: catalogue sizes not known yet',
   fullCycle: 'next full cycle, sized from the last runs',
   openCycle: 'work still owed in the open cycle',
+  nightly:
+    'the nightly: what is due by the freshness policy or left owed, and the walks (new items they find come on top)',
 };
 
 /** The plan as an aligned table (endpoint, calls, cents), totals, then one line per limit. */

@@ -10,11 +10,16 @@ import {
   type FragranceNeed,
 } from './cost-model.ts';
 import { walkMark } from './sizes.ts';
+import { dueRule } from './freshness.ts';
+import type { Dataset } from '../domain/entities.ts';
 
 /**
- * The calls still owed in the current cycle, from what the warehouse holds. With a cycle
- * open, anything fetched (or walked) since its start is done; without one, a new cycle
- * begins and everything is owed again, sized by what earlier runs learnt.
+ * The calls the next sync owes, from what the warehouse holds, by the sync's own rule
+ * (src/plan/freshness.ts dueRule): a full sync owes what its cycle has not fetched (a new
+ * cycle: everything, sized by what earlier runs learnt); a nightly owes what the freshness
+ * policy says is due, what a signal of an earlier run left owed (sync_items' fetched time
+ * cleared), and the walks, which it reads again each day. New ids the walks will find are
+ * not known before them: a nightly's plan prices the items the warehouse knows.
  */
 export interface OwedWork {
   counts: CallCounts;
@@ -26,9 +31,16 @@ export interface OwedWork {
   unknownReviewTotals: number;
 }
 
-export function owedWork(state: SyncState, config: Config): OwedWork {
+export function owedWork(state: SyncState, config: Config, now: Date = new Date()): OwedWork {
   const d = config.datasets;
-  const since = state.cycleStart === null ? null : Date.parse(state.cycleStart);
+  // The sync's own rule (src/plan/freshness.ts): what its frontier will owe, the plan prices.
+  const rule = dueRule(state, config, now);
+  const due = (item: ItemState, ds: Dataset): boolean =>
+    rule.owed(item.entity, ds, item.key, item.fetched[ds]);
+  // Walks: read again each new UTC day by a nightly, once per cycle by a full sync.
+  const today = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
+  const walksSince = rule.mode === 'nightly' ? today : state.cycleStart;
+  const since = walksSince === null ? null : Date.parse(walksSince);
   const fresh = (iso: string | undefined): boolean =>
     since !== null && iso !== undefined && Date.parse(iso) >= since;
   const walks = new Map<string, WalkState>(state.walks.map((w) => [w.walk, w]));
@@ -76,15 +88,15 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
     const fragrances = live('fragrance');
     for (const item of fragrances) {
       const total = state.reviewTotals.get(item.key);
-      const wantsReviews = d.reviews.mode !== 'none' && !fresh(item.fetched.reviews);
+      const wantsReviews = d.reviews.mode !== 'none' && due(item, 'reviews');
       if (wantsReviews && total === undefined) unknownReviewTotals++;
       const need: FragranceNeed = {
-        profile: d.fragrances && !fresh(item.fetched.profile),
-        similar: d.similar && !fresh(item.fetched.similar),
-        wearing: d.wearing && !fresh(item.fetched.wearing),
+        profile: d.fragrances && due(item, 'profile'),
+        similar: d.similar && due(item, 'similar'),
+        wearing: d.wearing && due(item, 'wearing'),
         // Incremental: one page tells the new total, and holds up to 50 new reviews.
         reviewPages: wantsReviews ? 1 : 0,
-        reviewDigest: d.reviewDigest && !fresh(item.fetched.reviewDigest),
+        reviewDigest: d.reviewDigest && due(item, 'reviewDigest'),
       };
       const known = { reviewTotal: total, similarCount: state.similarCounts.get(item.key) };
       addCalls(counts, fragranceCalls(need, known, config.objective));
@@ -99,19 +111,19 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
 
   if (d.brands) {
     for (const item of live('brand')) {
-      if (!fresh(item.fetched.profile)) addCalls(counts, { getBrand: 1 });
-      if (fresh(item.fetched.catalogue)) continue;
+      if (due(item, 'profile')) addCalls(counts, { getBrand: 1 });
+      if (!due(item, 'catalogue')) continue;
       const size = state.brandCatalogueSizes.get(item.key) ?? 0;
       addCalls(counts, { getBrandFragrances: walkPages(`brand:${item.key}`, size) });
     }
   }
   if (d.perfumers) {
-    addCalls(counts, { getPerfumer: live('perfumer').filter((i) => !fresh(i.fetched.profile)).length });
+    addCalls(counts, { getPerfumer: live('perfumer').filter((i) => due(i, 'profile')).length });
   }
   if (d.notes) {
     const notes = live('note');
     addCalls(counts, { listNotes: walkPages('notes') });
-    addCalls(counts, { getNote: notes.filter((i) => !fresh(i.fetched.profile)).length });
+    addCalls(counts, { getNote: notes.filter((i) => due(i, 'profile')).length });
     const announced = walkMark(state.walks, 'notes')?.total;
     if (announced !== undefined && !walkDone('notes') && announced > notes.length) {
       addCalls(counts, { getNote: announced - notes.length });
@@ -122,7 +134,7 @@ export function owedWork(state: SyncState, config: Config): OwedWork {
     // The chart list is a single call; its total is the number of charts.
     if (!walkDone('charts')) addCalls(counts, { listCharts: 1 });
     const charts = live('chart');
-    addCalls(counts, { getChart: charts.filter((i) => !fresh(i.fetched.profile)).length });
+    addCalls(counts, { getChart: charts.filter((i) => due(i, 'profile')).length });
     const announced = walks.get('charts')?.total;
     if (announced !== undefined && !walkDone('charts') && announced > charts.length) {
       addCalls(counts, { getChart: announced - charts.length });

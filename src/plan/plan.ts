@@ -1,14 +1,16 @@
 import type { Config, Objective } from '../config/index.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
+import { dueRule } from './freshness.ts';
 import { owedWork } from './owed.ts';
 
 /**
  * lowerBound: some catalogue sizes are unknown (an empty warehouse): only the first pages of
  * those walks are counted. fullCycle: a new cycle, sized from earlier runs. openCycle: what is
- * still owed in the cycle an interrupted run left open.
+ * still owed in the cycle an interrupted run left open. nightly: the next sync is the nightly
+ * (a completed full sync exists and no --full).
  */
-export type PlanKind = 'lowerBound' | 'fullCycle' | 'openCycle';
+export type PlanKind = 'lowerBound' | 'fullCycle' | 'openCycle' | 'nightly';
 
 /** fits / exceeds: known; unknown: no quota seen or only a lower bound that fits; uncapped: no cap set. */
 export type Fit = 'fits' | 'exceeds' | 'unknown' | 'uncapped';
@@ -62,15 +64,22 @@ export function buildPlan(
   options: PlanOptions = {},
 ): Plan {
   const now = options.now ?? new Date();
-  const owed = owedWork(state, config);
+  const owed = owedWork(state, config, now);
   const cost = costOf(owed.counts);
   const unknownSizes = [...owed.unknownWalks];
   if (unknownSizes.includes('fragrances')) {
     if (config.datasets.brands) unknownSizes.push('brands');
     if (config.datasets.perfumers) unknownSizes.push('perfumers');
   }
+  const nightly = dueRule(state, config, now).mode === 'nightly';
   const kind: PlanKind =
-    unknownSizes.length > 0 ? 'lowerBound' : state.cycleStart !== null ? 'openCycle' : 'fullCycle';
+    unknownSizes.length > 0
+      ? 'lowerBound'
+      : nightly
+        ? 'nightly'
+        : state.cycleStart !== null
+          ? 'openCycle'
+          : 'fullCycle';
   const lowerBound = kind === 'lowerBound';
   const planQuota = quota === null ? null : quotaView(quota, config, now);
   const centsToday = options.centsToday ?? 0;

@@ -1,4 +1,4 @@
-import type { JobSettings, JobSpec } from '../../jobs/types.ts';
+import type { JobSpec } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import { LazyQueuedJob, type JobOutcome, type QueueDriver, type QueuedJob } from '../queue/types.ts';
@@ -9,6 +9,10 @@ import type { Frontier } from './frontier.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
+import { takeRemovals } from './list-watch.ts';
+import { SimilarSignals } from './similar-signals.ts';
+import { Gate } from './gate.ts';
+import { jobSettings } from './job-settings.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
 
 /** What the fetch stage leaves for the finish stage to judge. */
@@ -50,18 +54,6 @@ export function emptyFetchResult(): FetchResult {
   };
 }
 
-export function jobSettings(config: Config): JobSettings {
-  const d = config.datasets;
-  return {
-    reviews: { mode: d.reviews.mode, newest: d.reviews.newest },
-    similar: d.similar,
-    wearing: d.wearing,
-    reviewDigest: d.reviewDigest,
-    brands: d.brands,
-    perfumers: d.perfumers,
-  };
-}
-
 /**
  * The fetch stage: submits the owed jobs to a queue driver (either one) and takes every
  * outcome it reports. A job's results go to the load stage (journaled before the job's slot
@@ -78,6 +70,8 @@ export class FetchStage {
   private lastRemaining: number | null = null;
   private pause = new QuotaPause();
   private readonly rewalk: ResetRewalk;
+  private readonly signals: SimilarSignals;
+  private readonly gate: Gate;
 
   constructor(
     private readonly run: OpenRun,
@@ -86,6 +80,8 @@ export class FetchStage {
     private readonly load: LoadStage,
   ) {
     this.rewalk = new ResetRewalk(frontier, run.log);
+    this.signals = new SimilarSignals(run, frontier);
+    this.gate = new Gate(run.mode !== 'nightly');
   }
 
   /**
@@ -141,6 +137,7 @@ export class FetchStage {
     interrupt?: AbortSignal,
   ): Promise<FetchResult> {
     this.driver = driver;
+    await this.signals.open();
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
     const onInterrupt = () => {
       this.result.interrupted = true;
@@ -153,7 +150,7 @@ export class FetchStage {
       if (interrupt?.aborted) this.result.interrupted = true;
       else {
         await this.pause.atStart();
-        const initial = this.frontier.initialJobs();
+        const initial = [...this.gate.pass(this.frontier.initialJobs()), ...this.gate.ended(null)];
         this.jobsScheduled += initial.length;
         await driver.submit(this.queued(initial));
         await driver.idle();
@@ -243,6 +240,7 @@ export class FetchStage {
       if (partial) this.load.add([...partial.items, ...o.calls], this.frontier.absorb(partial.progress).keep);
       else this.load.add(o.calls, []);
       if (o.type === 'failed') this.failed(o);
+      if (o.type === 'failed') await this.submit(this.gate.ended(o.job.spec));
       else if (o.type === 'stop' && !this.result.stop) {
         this.result.stop = { reason: o.reason, message: o.message };
         this.run.log.warn({ reason: o.reason }, o.message);
@@ -255,18 +253,24 @@ export class FetchStage {
 
   private async done(o: Extract<JobOutcome, { type: 'done' }>): Promise<void> {
     this.jobsDone++;
-    const { jobs, keep } = this.frontier.absorb(o.result.progress);
     const listed = this.result.listed;
     if (o.job.spec.kind === 'accords') listed.accord = new Set();
     if (o.job.spec.kind === 'charts') listed.chart = new Set();
+    const gone = takeRemovals(this.frontier, o.result.items);
+    const { jobs, keep } = this.frontier.absorb(o.result.progress);
     for (const item of o.result.items) {
-      if (item.kind === 'removal') this.frontier.markRemoved(item.entity, item.keys);
       if (item.kind === 'accord') listed.accord?.add(item.slug);
       if (item.kind === 'chart') listed.chart?.add(item.slug);
     }
     const items: LoadItem[] = o.result.items;
-    this.load.add([...items, ...o.calls], keep);
-    const next = [...this.frontier.follow(o.result.follow), ...jobs];
+    const signalled = await this.signals.owed(gone, items);
+    this.load.add([...items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
+    // What this job made owed passes the gate before the job counts as ended (see Gate).
+    const next = this.gate.pass([...this.frontier.follow(o.result.follow), ...jobs, ...signalled]);
+    await this.submit([...next, ...this.gate.ended(o.job.spec)]);
+  }
+
+  private async submit(next: JobSpec[]): Promise<void> {
     this.jobsScheduled += next.length;
     if (next.length > 0 && !this.halted()) await this.driver?.submit(this.queued(next));
   }

@@ -7,6 +7,11 @@ import type { Config } from '../config/index.ts';
 import type { ProgressMark } from '../domain/items.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
+import { fullRule, type DueRule } from '../plan/freshness.ts';
+import { itemKey, KeySets } from './key-sets.ts';
+import { ListWatch } from './list-watch.ts';
+
+const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
 
 /**
  * What is still owed in the open cycle, and what a job's discoveries add to it. Discovery
@@ -39,7 +44,12 @@ export class Frontier {
    * 150 bytes each in V8) were the largest per-item state of the sync's heap.
    */
   private readonly scheduled = new KeySets();
+  /** Nightly: items no run fetched yet (keys per entity); their jobs come first. */
+  private readonly newItems = new KeySets();
+  private readonly listWatch = new ListWatch();
+  private readonly stale: ProgressMark[] = [];
   readonly cycleStart: string;
+  readonly due: DueRule;
 
   constructor(
     state: SyncState,
@@ -51,20 +61,26 @@ export class Frontier {
     private readonly similarCounts: Map<string, number> = new Map(),
     /** Review reads a stop cut short in this cycle, per fragrance (reviews-resume.ts). */
     private readonly reviewsResumes: Map<string, ReviewsResume> = new Map(),
+    due?: DueRule,
   ) {
     this.cycleStart = state.cycleStart ?? runStart.toISOString();
+    this.due = due ?? fullRule(this.cycleStart);
     for (const item of state.items) {
       if (item.removed) this.removed.add(item.entity, item.key);
       else this.known.add(item.entity, item.key);
-      for (const [ds, at] of Object.entries(item.fetched)) {
-        if (at && at >= this.cycleStart) this.done.add(`${item.entity}|${ds}`, item.key);
+      // Known but never fetched (an earlier run found it and stopped): still new.
+      if (this.due.mode === 'nightly' && !item.removed && item.fetched.profile === undefined)
+        this.newItems.add(item.entity, item.key);
+      for (const ds of DATASETS) {
+        if (!this.due.owed(item.entity, ds, item.key, item.fetched[ds]))
+          this.done.add(`${item.entity}|${ds}`, item.key);
       }
     }
     // Walks are the fresh-but-cheap work that finds new and removed items: a backfill that
     // spans days walks the lists again on each new (UTC) day before its long tail, so the top
-    // of the mirror stays current while the rest fills. Detail datasets count for the cycle.
+    // of the mirror stays current while the rest fills.
     const today = `${runStart.toISOString().slice(0, 10)}T00:00:00.000Z`;
-    const walksSince = today > this.cycleStart ? today : this.cycleStart;
+    const walksSince = today > this.cycleStart || this.due.mode === 'nightly' ? today : this.cycleStart;
     for (const w of state.walks) {
       if (w.done && w.at >= walksSince) {
         this.pagesDone.add(w.walk);
@@ -116,13 +132,22 @@ export class Frontier {
   absorb(progress: JobMark[]): { jobs: JobSpec[]; keep: ProgressMark[] } {
     const jobs: JobSpec[] = [];
     const keep: ProgressMark[] = [];
+    /** A new fragrance whose profile this is: its brand has a new member. */
+    let newMember: string | null = null;
     for (const mark of progress) {
       if (mark.kind === 'walk') {
         if (mark.done) this.pagesDone.add(mark.walk);
         keep.push(mark);
+        this.listWatch.page(mark);
       } else if (mark.kind === 'fetched') {
         this.done.add(`${mark.entity}|${mark.dataset}`, mark.key);
         keep.push(mark);
+        if (
+          mark.entity === 'fragrance' &&
+          mark.dataset === 'profile' &&
+          this.newItems.has('fragrance', mark.key)
+        )
+          newMember = mark.key;
         // The profile opens the fragrance's other datasets: a removed one (404) costs one call.
         if (
           mark.entity === 'fragrance' &&
@@ -132,18 +157,62 @@ export class Frontier {
           jobs.push(...this.owed('fragrance', mark.key));
         }
       } else {
+        // A known brand gains a member: its catalogue is owed again (brand_fragrances).
+        if (newMember !== null && mark.entity === 'brand')
+          jobs.push(...this.signalled('brand', mark.keys, 'catalogue'));
+        if (mark.entity === 'fragrance' && mark.source === 'list') this.listWatch.listed(mark.keys);
         // One set for the whole list: a similar list names 50 keys, nearly all known.
         const known = this.known.group(mark.entity);
         for (const key of mark.keys) {
           if (known.has(key)) continue;
           known.add(key);
           this.removed.delete(mark.entity, key);
+          // In a nightly, what appears is new: it comes first, and completely.
+          if (this.due.mode === 'nightly') this.newItems.add(mark.entity, key);
           keep.push({ kind: 'discovered', entity: mark.entity, key, source: mark.source });
           jobs.push(...this.owed(mark.entity, key));
         }
       }
     }
+    // The whole list read in this run: a known fragrance it did not name may be gone. Its
+    // profile says so for one cent (a 404), before any refresh.
+    const missing = this.listWatch.missing(this.known.group('fragrance'));
+    if (missing.length > 0) jobs.push(...this.signalled('fragrance', missing, 'profile'));
     return { jobs: this.fresh(jobs), keep };
+  }
+
+  /**
+   * Something cheap said these items changed (a new member of a brand, a similar list naming
+   * a removed fragrance, a fragrance missing from the list): `dataset` of each is owed again
+   * whatever its age, ahead of the freshness policy's refreshes. Only a nightly needs it: a
+   * full cycle fetches everything anyway.
+   */
+  signal(entity: EntityKind, keys: Iterable<string>, dataset: Dataset): JobSpec[] {
+    return this.fresh(this.signalled(entity, keys, dataset));
+  }
+
+  private signalled(entity: EntityKind, keys: Iterable<string>, dataset: Dataset): JobSpec[] {
+    if (this.due.mode !== 'nightly') return [];
+    const jobs: JobSpec[] = [];
+    for (const key of keys) {
+      if (!this.known.has(entity, key)) continue;
+      // Stored as owed (its fetch time cleared): a capped run leaves it to the next one.
+      if (this.done.has(`${entity}|${dataset}`, key))
+        this.stale.push({ kind: 'stale', entity, key, dataset });
+      this.done.delete(`${entity}|${dataset}`, key);
+      jobs.push(...this.owed(entity, key, true));
+    }
+    return jobs;
+  }
+
+  /** The stale marks of the signals since the last call, to store with the job's results. */
+  takeStale(): ProgressMark[] {
+    return this.stale.splice(0);
+  }
+
+  /** Nightly: whether no run before this one fetched the item (it is new today). */
+  isNew(entity: EntityKind, key: string): boolean {
+    return this.newItems.has(entity, key);
   }
 
   markRemoved(entity: EntityKind, keys: string[]): void {
@@ -172,7 +241,14 @@ export class Frontier {
     return jobs;
   }
 
-  private owed(entity: EntityKind, key: string): JobSpec[] {
+  private owed(entity: EntityKind, key: string, signal = false): JobSpec[] {
+    const jobs = this.owedAt(entity, key);
+    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : signal ? PRIORITY.signal : null;
+    if (first !== null) for (const j of jobs) j.priority = first;
+    return jobs;
+  }
+
+  private owedAt(entity: EntityKind, key: string): JobSpec[] {
     const d = this.datasets;
     const need = (ds: Dataset) => !this.done.has(`${entity}|${ds}`, key);
     switch (entity) {
@@ -239,53 +315,5 @@ export class Frontier {
       this.scheduled.add(j.kind, key);
       return true;
     });
-  }
-}
-
-/**
- * The item a job is for, when its payload names one (`id` or `slug`): a kind does one job per
- * item in a run (the rest of such a payload, like a review job's known total, follows from
- * the item). Walk pages and listings have no item; they are told apart by their id.
- */
-function itemKey(spec: JobSpec): string | undefined {
-  const p = spec.payload as { id?: unknown; slug?: unknown };
-  if (typeof p.id === 'string') return p.id;
-  if (typeof p.slug === 'string') return p.slug;
-  return undefined;
-}
-
-/**
- * Sets of keys per group (an entity kind, or entity and dataset). A similar list names 50
- * fragrances and a 20k sync reads a million such names: a lookup in the group's set of the
- * key as parsed costs no string concatenation (the flat `${entity}|${key}` form did).
- */
-class KeySets {
-  private readonly sets = new Map<string, Set<string>>();
-
-  has(group: string, key: string): boolean {
-    return this.sets.get(group)?.has(key) ?? false;
-  }
-
-  add(group: string, key: string): void {
-    this.group(group).add(key);
-  }
-
-  /** The group's set itself (created empty if missing), for a loop over many keys. */
-  group(group: string): Set<string> {
-    let set = this.sets.get(group);
-    if (!set) this.sets.set(group, (set = new Set()));
-    return set;
-  }
-
-  delete(group: string, key: string): void {
-    this.sets.get(group)?.delete(key);
-  }
-
-  keys(group: string): string[] {
-    return [...(this.sets.get(group) ?? [])];
-  }
-
-  groups(): IterableIterator<[string, Set<string>]> {
-    return this.sets.entries();
   }
 }

@@ -6,6 +6,7 @@ import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
+import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { reviewsResumes } from './reviews-resume.ts';
 import { LoadStage } from './load-stage.ts';
@@ -37,6 +38,7 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     writer.release();
     throw err;
   }
+  let mode: SyncMode = 'full';
   try {
     await LoadStage.recover(warehouse, config.dbPath, log);
     for (const r of await warehouse.query<{ run_id: string }>(
@@ -47,7 +49,8 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     // Before this run writes anything (a killed run's journal was replayed above: its rows
     // are that run's), so the summary can say what this run added, changed and removed.
     await takeBaseline(warehouse);
-    await warehouse.startRun(runId, started);
+    mode = await runMode(warehouse, config);
+    await warehouse.startRun(runId, started, { mode, policy: policyRows(config) });
     await governor.startRun(runId);
     const day = started.toISOString().slice(0, 10);
     await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day);
@@ -56,7 +59,21 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     writer.release();
     throw err;
   }
-  return { runId, started, log, warehouse, writer };
+  log.info({ mode }, mode === 'full' ? 'full sync' : 'nightly sync');
+  return { runId, started, log, warehouse, writer, mode };
+}
+
+/**
+ * `--full`, or a warehouse no full sync completed on (the first sync, or the rest of an
+ * interrupted one), runs full; otherwise the default is the nightly.
+ */
+async function runMode(warehouse: WarehouseHandle, config: Config): Promise<SyncMode> {
+  if (config.full) return 'full';
+  const [r] = await warehouse.query<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM sync_runs LEFT JOIN sync_run_modes USING (run_id)
+     WHERE status = 'completed' AND coalesce(mode, 'full') = 'full'`,
+  );
+  return Number(r?.n ?? 0) > 0 ? 'nightly' : 'full';
 }
 
 /** The plan stage: what the warehouse says is still owed, as the frontier that schedules it. */
@@ -79,6 +96,7 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     config.objective,
     state.similarCounts,
     await reviewsResumes(run.warehouse, state, cycleStart),
+    run.mode === 'nightly' ? nightlyRule(config.freshness, run.started) : undefined,
   );
 }
 

@@ -4,6 +4,7 @@ import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import type { Governor } from '../governor/types.ts';
 import type { JobOutcome, QueueDriver } from '../queue/types.ts';
+import type { SyncMode } from '../plan/freshness.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { WriterLock } from '../warehouse/writer-lock.ts';
 
@@ -61,4 +62,6 @@ export interface OpenRun {
   warehouse: WarehouseHandle;
   /** The run's writer lock on the warehouse (null where a test plays a run without one). */
   writer: WriterLock | null;
+  /** full: everything the cycle has not fetched; nightly: what changed or is due (src/plan/freshness.ts). */
+  mode: SyncMode;
 }

@@ -13,7 +13,7 @@ import type { RunStatus } from '../domain/run.ts';
 export interface WarehouseHandle {
   load(batch: LoadBatch): Promise<LoadResult>;
   loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult>;
-  startRun(runId: string, startedAt: Date): Promise<void>;
+  startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void>;
   finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void>;
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;
   syncState(): Promise<SyncState>;
@@ -25,4 +25,10 @@ export interface WarehouseHandle {
    */
   release(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a run sets out to do: its mode, and the freshness policy it judges ages by. */
+export interface RunIntent {
+  mode: 'full' | 'nightly';
+  policy: { entity: string; dataset: string; maxAgeHours: number }[];
 }

@@ -38,6 +38,10 @@ export function stageBatch(batch: LoadBatch): StagedRows {
       // A typo in a dataset name would silently never mark anything fetched: refuse it.
       if (!DATASETS.has(mark.dataset)) throw new Error(`unknown dataset '${mark.dataset}' in a fetched mark`);
       out.stg_mark_fetched.add(seq, mark.entity, mark.key, mark.dataset);
+    } else if (mark.kind === 'stale') {
+      if (!DATASETS.has(mark.dataset)) throw new Error(`unknown dataset '${mark.dataset}' in a stale mark`);
+      // Beside the fetched marks, told apart by the prefix (sql/merge/08_progress.sql).
+      out.stg_mark_fetched.add(seq, mark.entity, mark.key, `stale:${mark.dataset}`);
     } else if (mark.kind === 'walk') {
       walks.set(mark.walk, { ...mark, seq });
     } else {

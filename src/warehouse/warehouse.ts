@@ -16,7 +16,7 @@ import { readJournal } from './journal.ts';
 import type { LoadBatch, ProgressMark } from '../domain/items.ts';
 import type { RunStatus } from '../domain/run.ts';
 import type { SyncState } from './state-types.ts';
-import type { WarehouseHandle } from './handle.ts';
+import type { RunIntent, WarehouseHandle } from './handle.ts';
 import { streamResult, type ResultSink } from './result-stream.ts';
 import { readSyncState } from './sync-state.ts';
 import { sqlFile } from './sql-files.ts';
@@ -177,8 +177,28 @@ export class Warehouse implements WarehouseHandle {
     return total;
   }
 
-  async startRun(runId: string, startedAt: Date): Promise<void> {
+  /**
+   * Opens a run's row with its mode, and records the freshness policy it runs with (the
+   * `freshness` view judges ages by it).
+   */
+  async startRun(
+    runId: string,
+    startedAt: Date,
+    intent: RunIntent = { mode: 'full', policy: [] },
+  ): Promise<void> {
     await this.run('startRun', sqlFile('runs/start.sql'), [runId, startedAt.toISOString()]);
+    await this.run(
+      'startRun',
+      'INSERT INTO sync_run_modes VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET mode = excluded.mode',
+      [runId, intent.mode],
+    );
+    for (const p of intent.policy)
+      await this.run(
+        'startRun',
+        `INSERT INTO freshness_policy VALUES ($1, $2, $3, $4::TIMESTAMPTZ)
+         ON CONFLICT (entity, dataset) DO UPDATE SET max_age_hours = excluded.max_age_hours, updated_at = excluded.updated_at`,
+        [p.entity, p.dataset, p.maxAgeHours, startedAt.toISOString()],
+      );
   }
 
   /** Closes a run; its calls and cents are computed from the ledger, never trusted from memory. */

@@ -28,8 +28,13 @@ describe('objective calls: quota binds before money', () => {
     await copyFile(base, cents);
     await copyFile(base, calls);
 
-    const byCents = await runTestSync({ baseUrl: sim.url, dbPath: cents });
-    const byCalls = await runTestSync({ baseUrl: sim.url, dbPath: calls, flags: { objective: 'calls' } });
+    // --full: every list again, as a re-sync (a nightly would find nothing due minutes later).
+    const byCents = await runTestSync({ baseUrl: sim.url, dbPath: cents, flags: { full: true } });
+    const byCalls = await runTestSync({
+      baseUrl: sim.url,
+      dbPath: calls,
+      flags: { full: true, objective: 'calls' },
+    });
     expect(byCents.status).toBe('completed');
     expect(byCalls.status).toBe('completed');
 

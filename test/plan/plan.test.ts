@@ -86,8 +86,9 @@ describe('buildPlan', () => {
     expect(text).toMatch(/total \(at least\)\s+4\s+4/);
   });
 
+  // A full cycle after a completed one is --full (the default would be the nightly).
   it('sizes the next full cycle from the walk totals of earlier runs', () => {
-    const plan = buildPlan(afterCompletedRun(), config(), null, { now: NOW });
+    const plan = buildPlan(afterCompletedRun(), config({ full: true }), null, { now: NOW });
     expect(plan.kind).toBe('fullCycle');
     const n = 130; // 120 known + 10 announced by the list walk
     expect(plan.undiscoveredFragrances).toBe(10);
@@ -132,7 +133,7 @@ describe('buildPlan', () => {
     }
     s.walks = s.walks.map((w) => (w.walk.startsWith('brand:') ? w : { ...w, at: LATER, done: true }));
 
-    const plan = buildPlan(s, config(), null, { now: NOW });
+    const plan = buildPlan(s, config({ full: true }), null, { now: NOW });
     expect(plan.kind).toBe('openCycle');
     expect(plan.undiscoveredFragrances).toBe(0);
     expect(callsOf(plan)).toEqual({
@@ -148,8 +149,8 @@ describe('buildPlan', () => {
 
   it('chooses enrich under objective calls where it saves a quota unit, never under cents', () => {
     const state = afterCompletedRun();
-    const cents = buildPlan(state, config(), null, { now: NOW });
-    const calls = buildPlan(state, config({ objective: 'calls' }), null, { now: NOW });
+    const cents = buildPlan(state, config({ full: true }), null, { now: NOW });
+    const calls = buildPlan(state, config({ full: true, objective: 'calls' }), null, { now: NOW });
     // Eligible: similar < 20 (even i) and review total <= 20 (i % 3 == 0) -> i % 6 == 0.
     const eligible = Array.from({ length: 120 }, (_, i) => i).filter((i) => i % 6 === 0).length;
     expect(cents.cost.byEndpoint.enrich).toBeUndefined();

@@ -4,6 +4,7 @@ import { formatPlan } from '../../src/plan/format.ts';
 import { buildPlan, type Plan } from '../../src/plan/plan.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { ageWarehouse } from '../helpers/age-warehouse.ts';
 import { runTestSync, testConfig } from '../helpers/sync.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -26,20 +27,24 @@ afterAll(async () => {
   await dir.cleanup();
 });
 
-async function planNow(): Promise<Plan> {
+async function planNow(flags: Record<string, string | boolean> = {}): Promise<Plan> {
   const wh = await Warehouse.open(dbPath(), { readOnly: true });
   try {
     const state = await wh.syncState();
-    return buildPlan(state, testConfig({ baseUrl: sim.url, dbPath: dbPath() }), null, { now: sim.now() });
+    // The wall clock, as the sync's: the warehouse is aged with the simulated days.
+    const config = testConfig({ baseUrl: sim.url, dbPath: dbPath(), flags });
+    return buildPlan(state, config, null, { now: new Date() });
   } finally {
     await wh.close();
   }
 }
 
 /** The next sync, and what the service billed it (its ledger before and after). */
-async function spend(): Promise<{ calls: number; cents: number }> {
+async function spend(
+  flags: Record<string, string | boolean> = {},
+): Promise<{ calls: number; cents: number }> {
   const before = sim.ledger();
-  const summary = await runTestSync({ baseUrl: sim.url, dbPath: dbPath() });
+  const summary = await runTestSync({ baseUrl: sim.url, dbPath: dbPath(), flags });
   expect(summary.status).toBe('completed');
   const after = sim.ledger();
   return { calls: after.calls - before.calls, cents: after.cents - before.cents };
@@ -51,21 +56,32 @@ const within = (predicted: number, actual: number, share: number) =>
   );
 
 describe('plan after a real completed sync', () => {
-  it('knows the catalogue sizes and predicts the next sync within 2%, same day and a day later', async () => {
+  it('knows the catalogue sizes and predicts the next sync within 2%: --full, and the nightly a day later', async () => {
     await spend();
-    const plan = await planNow();
+    const plan = await planNow({ full: true });
     expect(plan.kind).toBe('fullCycle');
     expect(plan.unknownSizes).toEqual([]);
     expect(formatPlan(plan)).not.toContain('LOWER BOUND');
-    const again = await spend();
+    const again = await spend({ full: true });
     within(plan.cost.calls, again.calls, 0.02);
     within(plan.cost.cents, again.cents, 0.02);
 
-    sim.advanceDay();
+    // A day later with nothing changed upstream: the nightly owes what the freshness policy
+    // says is due and the walks, all of which the plan knows (the same rule, freshness.ts).
+    sim.advanceDay({ churn: false });
+    await ageWarehouse(dbPath(), 24);
     const nextDay = await planNow();
-    expect(nextDay.kind).toBe('fullCycle');
+    expect(nextDay.kind).toBe('nightly');
     const nightly = await spend();
+    expect(nightly.cents).toBeGreaterThan(0);
     within(nextDay.cost.calls, nightly.calls, 0.02);
     within(nextDay.cost.cents, nightly.cents, 0.02);
+
+    // A day of changes: what the walks and profiles reveal (new items, signals) comes on top.
+    sim.advanceDay();
+    await ageWarehouse(dbPath(), 24);
+    const busy = await planNow();
+    const spent = await spend();
+    expect(spent.cents).toBeGreaterThanOrEqual(busy.cost.cents);
   });
 });

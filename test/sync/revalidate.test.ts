@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitCodeOfRun } from '../../src/cli/exit-codes.ts';
-import { jobSettings } from '../../src/sync/fetch-stage.ts';
+import { jobSettings } from '../../src/sync/job-settings.ts';
 import { revalidate } from '../../src/sync/revalidate.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { flaggedInRun, quarantinedInRun } from '../../src/warehouse/quarantine.ts';

@@ -144,7 +144,7 @@ describe('fetch', () => {
     const db = `${dir.path}/f.duckdb`;
     const config = configFor(db);
     const warehouse = await Warehouse.open(db);
-    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse, writer: null };
+    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse, writer: null, mode: 'full' };
     await warehouse.startRun(run.runId, run.started);
     const frontier = await planRun(run, config);
     const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isFragsyncError, oneLine } from '../../errors.ts';
-import { jobSettings } from '../../sync/fetch-stage.ts';
+import { jobSettings } from '../../sync/job-settings.ts';
 import { revalidate } from '../../sync/revalidate.ts';
 import { quarantineListSql } from '../../warehouse/quarantine.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';

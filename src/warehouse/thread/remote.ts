@@ -5,7 +5,7 @@ import { ConfigError, FragsyncError, type ErrorCode } from '../../errors.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { WarehouseError } from '../db.ts';
 import type { ExportResult } from '../export.ts';
-import type { WarehouseHandle } from '../handle.ts';
+import type { RunIntent, WarehouseHandle } from '../handle.ts';
 import type { LoadResult } from '../loader.ts';
 import type { LoadBatch, ProgressMark } from '../../domain/items.ts';
 import type { SyncState } from '../state-types.ts';
@@ -126,8 +126,8 @@ export class ThreadWarehouse implements WarehouseHandle {
     return this.call('loadJournal', [path, progress]);
   }
 
-  startRun(runId: string, startedAt: Date): Promise<void> {
-    return this.call('startRun', [runId, startedAt]);
+  startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void> {
+    return this.call('startRun', [runId, startedAt, intent]);
   }
 
   finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {

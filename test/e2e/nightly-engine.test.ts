@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { ageWarehouse } from '../helpers/age-warehouse.ts';
+import { diffTables, truthTables, warehouseTables } from '../helpers/ground-truth.ts';
+import { runTestSync } from '../helpers/sync.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * The nightly engine against a living catalogue: a full sync, a simulated day (new releases,
+ * a withdrawal, score moves, new reviews, reshuffled charts), the warehouse aged by a day
+ * (the nightly judges ages by the wall clock), then the default sync: a nightly that pays
+ * for what changed and what the freshness policy says is due, not for everything again.
+ */
+let dir: { path: string; cleanup(): Promise<void> };
+let sim: Simulator;
+beforeAll(async () => {
+  dir = await tempDir();
+  sim = await startSimulator({ fragrances: 300, seed: 11 });
+});
+afterAll(async () => {
+  await sim.close();
+  await dir.cleanup();
+});
+
+async function rows<T>(dbPath: string, sql: string): Promise<T[]> {
+  const wh = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    return await wh.query<T>(sql);
+  } finally {
+    await wh.close();
+  }
+}
+
+describe('nightly sync', () => {
+  it('after a completed full sync, pays for what changed and what is due, and mirrors the day exactly', async () => {
+    const dbPath = join(dir.path, 'nightly.duckdb');
+    const full = await runTestSync({ baseUrl: sim.url, dbPath });
+    expect(full.status).toBe('completed');
+
+    sim.advanceDay();
+    await ageWarehouse(dbPath, 24);
+    const nightly = await runTestSync({ baseUrl: sim.url, dbPath });
+    expect(nightly.status).toBe('completed');
+    const modes = await rows<{ mode: string }>(
+      dbPath,
+      'SELECT mode FROM sync_runs JOIN sync_run_modes USING (run_id) ORDER BY started_at',
+    );
+    expect(modes.map((r) => r.mode)).toEqual(['full', 'nightly']);
+
+    const truth = sim.groundTruth();
+    const diff = diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate));
+    expect(diff).toEqual({});
+    // About 0.5 on 300 fragrances (0.49 on 1,500): profiles and first review pages are a
+    // third, and this model's day changes nearly half the similar lists (releases enter them).
+    expect(nightly.cents / full.cents).toBeLessThan(0.6);
+    // The signals owe only some similar lists, not all of them again.
+    const similar = nightly.byEndpoint.find((e) => e.endpoint === '/v1/fragrances/{id}/similar')?.calls ?? 0;
+    expect(similar).toBeGreaterThan(0);
+    expect(similar).toBeLessThan(0.8 * truth.fragrances.length);
+    // Daily datasets were all fetched again; weekly ones only tonight's slice.
+    const fresh = await rows<{
+      entity: string;
+      dataset: string;
+      items: number;
+      stale: number;
+      never_fetched: number;
+    }>(
+      dbPath,
+      'SELECT entity, dataset, items::INTEGER AS items, stale::INTEGER AS stale, never_fetched::INTEGER AS never_fetched FROM freshness',
+    );
+    const profile = fresh.find((r) => r.entity === 'fragrance' && r.dataset === 'profile');
+    expect(profile?.items).toBe(truth.fragrances.length);
+    expect(profile).toMatchObject({ stale: 0, never_fetched: 0 });
+
+    // --full keeps the old behaviour: everything again, whatever is fresh.
+    const again = await runTestSync({ baseUrl: sim.url, dbPath, flags: { full: true } });
+    expect(again.status).toBe('completed');
+    expect(again.cents).toBeGreaterThan(0.9 * full.cents);
+    const last = await rows<{ mode: string }>(
+      dbPath,
+      'SELECT mode FROM sync_runs JOIN sync_run_modes USING (run_id) ORDER BY started_at DESC LIMIT 1',
+    );
+    expect(last[0]?.mode).toBe('full');
+  }, 240_000);
+});
