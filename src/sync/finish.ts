@@ -77,6 +77,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
 
   return await summarize(warehouse, {
     runId: run.runId,
+    mode: run.mode === 'nightly' ? 'incremental' : 'full',
     status,
     started: run.started,
     config,

@@ -159,7 +159,7 @@ export class Frontier {
       } else {
         // A known brand gains a member: its catalogue is owed again (brand_fragrances).
         if (newMember !== null && mark.entity === 'brand')
-          jobs.push(...this.signalled('brand', mark.keys, 'catalogue'));
+          jobs.push(...this.signalled('brand', mark.keys, 'catalogue', PRIORITY.fresh));
         if (mark.entity === 'fragrance' && mark.source === 'list') this.listWatch.listed(mark.keys);
         // One set for the whole list: a similar list names 50 keys, nearly all known.
         const known = this.known.group(mark.entity);
@@ -177,7 +177,7 @@ export class Frontier {
     // The whole list read in this run: a known fragrance it did not name may be gone. Its
     // profile says so for one cent (a 404), before any refresh.
     const missing = this.listWatch.missing(this.known.group('fragrance'));
-    if (missing.length > 0) jobs.push(...this.signalled('fragrance', missing, 'profile'));
+    if (missing.length > 0) jobs.push(...this.signalled('fragrance', missing, 'profile', PRIORITY.fresh));
     return { jobs: this.fresh(jobs), keep };
   }
 
@@ -191,16 +191,15 @@ export class Frontier {
     return this.fresh(this.signalled(entity, keys, dataset));
   }
 
-  private signalled(entity: EntityKind, keys: Iterable<string>, dataset: Dataset): JobSpec[] {
+  private signalled(entity: EntityKind, keys: Iterable<string>, ds: Dataset, p: number = PRIORITY.signal) {
     if (this.due.mode !== 'nightly') return [];
     const jobs: JobSpec[] = [];
     for (const key of keys) {
       if (!this.known.has(entity, key)) continue;
       // Stored as owed (its fetch time cleared): a capped run leaves it to the next one.
-      if (this.done.has(`${entity}|${dataset}`, key))
-        this.stale.push({ kind: 'stale', entity, key, dataset });
-      this.done.delete(`${entity}|${dataset}`, key);
-      jobs.push(...this.owed(entity, key, true));
+      if (this.done.has(`${entity}|${ds}`, key)) this.stale.push({ kind: 'stale', entity, key, dataset: ds });
+      this.done.delete(`${entity}|${ds}`, key);
+      jobs.push(...this.owed(entity, key, p));
     }
     return jobs;
   }
@@ -241,9 +240,9 @@ export class Frontier {
     return jobs;
   }
 
-  private owed(entity: EntityKind, key: string, signal = false): JobSpec[] {
+  private owed(entity: EntityKind, key: string, signal: number | null = null): JobSpec[] {
     const jobs = this.owedAt(entity, key);
-    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : signal ? PRIORITY.signal : null;
+    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : signal;
     if (first !== null) for (const j of jobs) j.priority = first;
     return jobs;
   }

@@ -34,8 +34,9 @@ export const bullmq: Driver = {
         flags: { ...flags, redis: redisUrl, 'queue-prefix': prefix },
       });
       await Promise.all(workers.map((w) => w.stop()));
-      // Both worker processes took part.
-      expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
+      // Both worker processes took part in a full run. A nightly's jobs go out in stages, a
+      // few at a time (src/sync/gate.ts): the sync's own worker may take them all.
+      if (summary.mode === 'full') expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
       return summary;
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
