@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { runJob } from '../../jobs/index.ts';
 import { PartialResultError, type JobContext, type JobSettings } from '../../jobs/types.ts';
@@ -34,6 +35,9 @@ export async function execute(
 ): Promise<Execution> {
   const calls: ApiCallItem[] = [];
   const spool = deps.spool;
+  // A job reads pages side by side (jobs/paging.ts), each request listening to this signal
+  // (undici, the transport): more than node's 10 is by design, not a leak.
+  setMaxListeners(0, signal);
   // The job's child logger is made only when something is logged: most attempts log nothing,
   // and a child per attempt showed in profiles.
   let child: Logger | null = null;
