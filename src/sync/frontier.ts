@@ -13,11 +13,6 @@ import { ListWatch } from './list-watch.ts';
 
 const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
 
-/**
- * What is still owed in the open cycle, and what a job's discoveries add to it. Discovery
- * runs to a fixed point: every entity any response names gets its datasets fetched once per
- * cycle; what the warehouse says was fetched since the cycle began is never paid for again.
- */
 /** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
 const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
 
@@ -27,6 +22,10 @@ const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
  */
 const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
 
+/**
+ * What is still owed (by the due rule), and what a job's discoveries and signals add to it.
+ * Discovery runs to a fixed point: every entity any response names gets its datasets fetched.
+ */
 export class Frontier {
   /** Keys per `${entity}|${dataset}` fetched since the cycle began (warehouse plus this run). */
   private readonly done = new KeySets();
@@ -196,10 +195,13 @@ export class Frontier {
     const jobs: JobSpec[] = [];
     for (const key of keys) {
       if (!this.known.has(entity, key)) continue;
-      // Stored as owed (its fetch time cleared): a capped run leaves it to the next one.
+      // Stored as owed (a capped run leaves it to the next one), and owed now at the signal's
+      // priority, whether scheduled already (a refresh the gate holds) or not.
       if (this.done.has(`${entity}|${ds}`, key)) this.stale.push({ kind: 'stale', entity, key, dataset: ds });
       this.done.delete(`${entity}|${ds}`, key);
-      jobs.push(...this.owed(entity, key, p));
+      const owed = this.owed(entity, key, p);
+      for (const j of owed) this.scheduled.delete(j.kind, itemKey(j) ?? key);
+      jobs.push(...owed);
     }
     return jobs;
   }
