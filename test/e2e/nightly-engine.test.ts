@@ -52,7 +52,7 @@ describe('nightly sync', () => {
     const truth = sim.groundTruth();
     const diff = diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate));
     expect(diff).toEqual({});
-    // About 0.5 on 300 fragrances (0.49 on 1,500): profiles and first review pages are a
+    // About 0.5 on 300 fragrances (0.48 on 1,500): profiles and first review pages are a
     // third, and this model's day changes nearly half the similar lists (releases enter them).
     expect(nightly.cents / full.cents).toBeLessThan(0.6);
     // The signals owe only some similar lists, not all of them again.
