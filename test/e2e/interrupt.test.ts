@@ -5,6 +5,7 @@ import {
   callsWithStatus,
   cleanRunCalls,
   expectLedgerEqual,
+  expectLedgerWithin,
   expectMirror,
   governedFiles,
   queryWarehouse,
@@ -161,7 +162,9 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         // The requests the killed process had on the wire are answered (and billed) by now.
         await serviceQuiet(sim);
         await expectMirror(sim, dbPath);
-        await expectLedgerEqual(sim, dbPath);
+        // Killed at once: a request leaving at that instant is ledgered, and may never have
+        // been read by the service (seen here: 3 of 6 in flight, on a loaded machine).
+        await expectLedgerWithin(sim, dbPath, CONCURRENCY);
         // Jobs in hand were dropped: at most their calls are paid again.
         const dup = callsWithStatus(sim, 200) - (await cleanCalls());
         expect(dup).toBeGreaterThanOrEqual(0);
