@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -139,6 +140,10 @@ export async function cleanRunCalls(
   dbPath: string,
   configPath: string,
 ): Promise<{ calls: number; cents: number; ledger: Ledger }> {
+  // A sync on a warehouse a completed sync wrote is the nightly, which pays for what changed:
+  // a yardstick for a full run needs a new warehouse (two scenarios of one file shared one).
+  if (existsSync(dbPath))
+    throw new Error(`cleanRunCalls: ${dbPath} exists; give each clean run its own file`);
   const sim = await start();
   try {
     const s = await runTestSync({ baseUrl: sim.url, dbPath, flags: { config: configPath } });
