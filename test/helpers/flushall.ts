@@ -34,7 +34,11 @@ export async function flushallScenario(o: {
 }): Promise<void> {
   const processes = 3;
   const jobs = 2 * o.concurrency; // per process: queue.concurrency's default
-  const clean = await cleanRunCalls(() => startSimulator(o.catalogue), o.path('flushall-clean.duckdb'), o.config);
+  const clean = await cleanRunCalls(
+    () => startSimulator(o.catalogue),
+    o.path('flushall-clean.duckdb'),
+    o.config,
+  );
   const server = await startRedisServer();
   const admin = new Redis(server.url);
   const prefix = uniquePrefix('flushall');
