@@ -75,11 +75,11 @@ export class Frontier {
           this.done.add(`${item.entity}|${ds}`, item.key);
       }
     }
-    // Walks are the fresh-but-cheap work that finds new and removed items: a backfill that
-    // spans days walks the lists again on each new (UTC) day before its long tail, so the top
-    // of the mirror stays current while the rest fills.
+    // Walks find new and removed items cheaply: a backfill walks them again each new UTC day,
+    // a nightly on every run (its only signals; else a second run that day finds nothing).
     const today = `${runStart.toISOString().slice(0, 10)}T00:00:00.000Z`;
-    const walksSince = today > this.cycleStart || this.due.mode === 'nightly' ? today : this.cycleStart;
+    const since = today > this.cycleStart ? today : this.cycleStart;
+    const walksSince = this.due.mode === 'nightly' ? runStart.toISOString() : since;
     for (const w of state.walks) {
       if (w.done && w.at >= walksSince) {
         this.pagesDone.add(w.walk);
