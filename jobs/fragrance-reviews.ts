@@ -1,7 +1,6 @@
 import { MAX_PAGE_SIZE } from '../src/domain/endpoints.ts';
 import { reviewColumns, type Review, type ReviewsItem } from '../src/domain/items.ts';
-import { isFragsyncError } from '../src/errors.ts';
-import { fetched, guarded } from './guard.ts';
+import { fetched, guarded, stopsTheRun } from './guard.ts';
 import { job, PRIORITY } from './job-id.ts';
 import { pageCount, pageSizeOf } from './paging.ts';
 import {
@@ -175,15 +174,6 @@ async function readAll(
   return { total: prevTotal, reviews: collected };
 }
 
-/** Errors that stop or pause the run: what the walk bought before one is worth keeping. */
-const STOPS = new Set([
-  'RATE_LIMITED',
-  'QUOTA_RESERVED',
-  'BUDGET_EXHAUSTED',
-  'PAYMENT_REQUIRED',
-  'UNAUTHORIZED',
-]);
-
 /** The walk mark of a fragrance's review read stopped part-way (Frontier reads it back). */
 export const reviewsWalk = (id: string): string => `reviews:${id}`;
 
@@ -193,7 +183,7 @@ export const reviewsWalk = (id: string): string => `reviews:${id}`;
  * says how far it got; the next read goes on from there (Frontier, payload.resume).
  */
 function stoppedAt(err: unknown, p: JobPayloads['fragranceReviews'], at: ReviewsResume): unknown {
-  if (!isFragsyncError(err) || !STOPS.has(err.code)) return err;
+  if (!stopsTheRun(err)) return err;
   const id = p.id;
   const item: ReviewsItem = {
     kind: 'reviews',

@@ -49,10 +49,26 @@ export async function guarded(
  */
 export function named(entity: EntityKind, keys: string[], source: string): NamedMark {
   const kind = entity === 'fragrance' ? 'id' : 'slug';
-  const ok = (k: string) => isAddressable(kind, k);
-  return { kind: 'named', entity, keys: keys.every(ok) ? keys : keys.filter(ok), source };
+  // A loop, not a closure for every/filter: tsx names each closure made here (a
+  // defineProperty per call, on every similar list).
+  let all = true;
+  for (const k of keys) if (!isAddressable(kind, k)) all = false;
+  return { kind: 'named', entity, keys: all ? keys : keys.filter((k) => isAddressable(kind, k)), source };
 }
 
 export function fetched(entity: EntityKind, key: string, dataset: string) {
   return { kind: 'fetched' as const, entity, key, dataset };
+}
+
+/** Errors that stop or pause the run: what a walk bought before one is worth keeping. */
+const RUN_STOPS = new Set([
+  'RATE_LIMITED',
+  'QUOTA_RESERVED',
+  'BUDGET_EXHAUSTED',
+  'PAYMENT_REQUIRED',
+  'UNAUTHORIZED',
+]);
+
+export function stopsTheRun(err: unknown): boolean {
+  return isFragsyncError(err) && RUN_STOPS.has(err.code);
 }

@@ -47,9 +47,13 @@ export function job<K extends JobKind>(kind: K, payload: JobPayloads[K], priorit
  * Priorities, lower first: walks (they find what is new and removed); in a nightly, new items
  * and everything they need, then what a signal says changed (a brand whose membership moved,
  * a similar list naming a removed item, an item missing from the list); then entities,
- * profiles (they discover brands and perfumers) and the long tail. A nightly's stale refreshes
- * go after all of that (src/sync/frontier.ts), so a capped run spends its budget in this order.
+ * profiles (they discover brands and perfumers) and the long tail. A nightly's due refreshes
+ * go after all of that, ranked (src/sync/rank.ts): the items on a chart or trending from
+ * `hot`, then the rest by age × popularity from `due`, one level per rank (RANK_LEVELS at most
+ * each), so a capped run spends its budget in this order.
  */
+export const RANK_LEVELS = 2000;
+
 export const PRIORITY = {
   walk: 1,
   fresh: 2,
@@ -58,4 +62,6 @@ export const PRIORITY = {
   profile: 5,
   detail: 6,
   optional: 7,
+  hot: 8,
+  due: 8 + RANK_LEVELS,
 } as const;

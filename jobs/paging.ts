@@ -1,4 +1,7 @@
 import type { Pagination } from '../src/api/schemas.ts';
+import type { LoadItem } from '../src/domain/items.ts';
+import { stopsTheRun } from './guard.ts';
+import { PartialResultError, type JobSpec, type WalkResume } from './types.ts';
 
 /**
  * Paging as the service says it pages. `pagination.limit` is "the page size used" (spec): it
@@ -40,60 +43,153 @@ export interface Walked<T> {
   complete: boolean;
 }
 
+/** One page of a list as the service answers it. */
+export interface Listing<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
 /**
- * Pages `from` to `to` of a walk, side by side: once page 1 has given the total there is no
+ * A walk cut short by `cause` (a refused page) after buying some pages that still line up
+ * (each at page 1's size and total): `at` keeps them, for the job to store (issue 14, no
+ * page bought twice). A walk whose pages already disagree throws `cause` alone.
+ */
+export class WalkStopped<T> extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly at: WalkResume<T>,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'WalkStopped';
+  }
+}
+
+/**
+ * The pages `wanted` of a walk, side by side: once page 1 has given the total there is no
  * reason to wait for one page before asking for the next (the client's request permits bound
  * what is in flight, the governor admits each request as ever). Every request settles before
- * this returns or throws, so each one, a paid call, reaches the job's outcome and the ledger
- * whatever became of the others; the first failure (in time) is thrown. Pages in page order.
+ * this returns, so each one, a paid call, reaches the job's outcome and the ledger whatever
+ * became of the others. Each page's answer or failure, in the order asked.
  */
 export async function readPages<R>(
-  from: number,
-  to: number,
+  wanted: readonly number[],
   read: (page: number) => Promise<R>,
-): Promise<R[]> {
-  let failure: { err: unknown } | null = null;
-  const pages = await Promise.all(
-    Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
-      read(from + i).catch((err: unknown) => {
-        failure ??= { err };
-        return undefined;
-      }),
+): Promise<({ ok: R } | { err: unknown })[]> {
+  return Promise.all(
+    wanted.map((n) =>
+      read(n).then(
+        (ok) => ({ ok }),
+        (err: unknown) => ({ err }),
+      ),
     ),
   );
-  if (failure) throw (failure as { err: unknown }).err;
-  return pages as R[];
 }
 
 /**
  * Reads every page of a list whose pages one job reads together (accords, a brand's
  * catalogue): page 1, then the pages its total and page size imply, side by side
- * (readPages), then any more a total that grew meanwhile implies.
+ * (readPages), then any more a total that grew meanwhile implies. With `resume`, the pages a
+ * stopped read kept stand for themselves while the list has not moved (the first page read
+ * now shows their total and size); else the list is read again from page 1. A page refused
+ * throws, once every page asked for has settled: WalkStopped with the pages bought when they
+ * line up.
  */
 export async function walkAll<T>(
-  read: (page: number) => Promise<{ data: T[]; pagination: Pagination }>,
+  read: (page: number) => Promise<Listing<T>>,
+  resume?: WalkResume<T>,
 ): Promise<Walked<T>> {
-  const first = await read(1);
-  const size = pageSizeOf(first.pagination, first.data.length).size;
-  const firstTotal = first.pagination.total;
-  const entries: T[] = [...first.data];
-  let total = firstTotal;
-  let same = true; // every page at page 1's size and total
-  let page = 1;
-  let ended = first.data.length === 0;
-  while (!ended && page < pageCount(total, size)) {
-    for (const { data, pagination } of await readPages(page + 1, pageCount(total, size), read)) {
-      page++;
-      if (pagination.limit !== size || pagination.total !== firstTotal) same = false;
-      total = pagination.total;
-      for (const e of data) entries.push(e);
-      // An empty page ends the list (it shrank meanwhile): what follows it is not read on.
-      if (data.length === 0) {
-        ended = true;
-        break;
-      }
+  const got: (Listing<T> | null)[] = [];
+  let size: number;
+  let firstTotal: number;
+  if (resume) {
+    ({ size, total: firstTotal } = resume);
+    const pagination = (page: number) => ({ page, limit: size, total: firstTotal });
+    resume.pages.forEach((data, i) => (got[i] = data && { data, pagination: pagination(i + 1) }));
+    const next = firstMissing(got, pageCount(firstTotal, size));
+    if (next !== null) {
+      const probe = await read(next);
+      const moved = probe.pagination.total !== firstTotal;
+      if (moved || pageSizeOf(probe.pagination, probe.data.length).size !== size) return walkAll(read);
+      got[next - 1] = probe;
+    }
+  } else {
+    const first = await read(1);
+    got[0] = first;
+    size = pageSizeOf(first.pagination, first.data.length).size;
+    firstTotal = first.pagination.total;
+  }
+  const lined = (l: Listing<T> | null) =>
+    !l || (l.pagination.limit === size && l.pagination.total === firstTotal);
+  for (;;) {
+    const { total, ended } = state(got);
+    const wanted: number[] = [];
+    if (!ended) for (let n = 1; n <= pageCount(total, size); n++) if (!got[n - 1]) wanted.push(n);
+    if (wanted.length === 0) break;
+    const settled = await readPages(wanted, read);
+    let failure: { err: unknown } | null = null;
+    settled.forEach((s, i) => {
+      if ('ok' in s) got[wanted[i]! - 1] = s.ok;
+      else failure ??= s;
+    });
+    if (failure) {
+      const { err } = failure as { err: unknown };
+      if (!got.every(lined)) throw err;
+      throw new WalkStopped(err, { size, total: firstTotal, pages: [...got].map((l) => l?.data ?? null) });
     }
   }
-  const complete = same && page >= pageCount(total, size) && entries.length >= total;
-  return { entries, total, size, pages: page, complete };
+  const { total, pages, entries } = state(got);
+  const same = got.slice(0, pages).every(lined);
+  const complete = same && pages >= pageCount(total, size) && entries.length >= total;
+  return { entries, total, size, pages, complete };
+}
+
+/** The first page of 1..count not read, or null. */
+function firstMissing<T>(got: (Listing<T> | null)[], count: number): number | null {
+  for (let n = 1; n <= count; n++) if (!got[n - 1]) return n;
+  return null;
+}
+
+/**
+ * The pages read in order from page 1, up to the first one not read: the total the last of
+ * them states, their entries, and whether an empty page ended the list (it shrank meanwhile:
+ * what follows it is not read on).
+ */
+function state<T>(got: (Listing<T> | null)[]): {
+  total: number;
+  pages: number;
+  entries: T[];
+  ended: boolean;
+} {
+  const entries: T[] = [];
+  let total = 0;
+  let pages = 0;
+  for (const l of got) {
+    if (!l) break;
+    pages++;
+    total = l.pagination.total;
+    for (const e of l.data) entries.push(e);
+    if (l.data.length === 0) return { total, pages, entries, ended: true };
+  }
+  return { total, pages, entries, ended: false };
+}
+
+/**
+ * What a job makes of a walk that `err` cut short: when a stop or pause of the run refused a
+ * page (stopsTheRun) and the pages bought line up (WalkStopped), a PartialResultError that
+ * stores `items` made of their entries with a walk mark keeping the pages (not done), and
+ * `next`, the job that reads on from there; anything else, the error itself.
+ */
+export function stoppedWalk<T>(
+  err: unknown,
+  walk: string,
+  items: (entries: T[]) => LoadItem[],
+  next: (at: WalkResume<T>) => JobSpec,
+): unknown {
+  if (!(err instanceof WalkStopped)) return err;
+  if (!stopsTheRun(err.cause)) return err.cause;
+  const at = err.at as WalkResume<T>;
+  const kept = at.pages.filter((p) => p !== null);
+  const mark = { kind: 'walk' as const, walk, page: kept.length, total: at.total, done: false };
+  const progress = [{ ...mark, pageSize: at.size, kept: at.pages }];
+  return new PartialResultError(err.cause, { items: items(kept.flat()), progress, follow: [] }, next(at));
 }

@@ -34,8 +34,11 @@ export interface JobPayloads {
   fragrancesPage: { page: number; pass?: number };
   /** One page of the note list. */
   notesPage: { page: number; pass?: number };
-  /** The whole accord list (about two pages). */
-  accords: { pass?: number };
+  /**
+   * The whole accord list (about two pages). `resume`: the pages a stopped read of this cycle
+   * kept, read on from there while the list has not moved (paging.ts, walkAll).
+   */
+  accords: { pass?: number; resume?: WalkResume<AccordEntry> };
   /** The chart list; every chart it names becomes a chart job. */
   charts: { pass?: number };
   chart: { slug: string };
@@ -59,12 +62,36 @@ export interface JobPayloads {
   /** Similar list and reviews in one call, when quota binds and both lists are known to be short. */
   fragranceEnrich: { id: string };
   brand: { slug: string };
-  /** A brand's exhaustive catalogue, all pages. */
-  brandCatalogue: { slug: string };
+  /** A brand's exhaustive catalogue, all pages; `resume` as for accords. */
+  brandCatalogue: { slug: string; resume?: WalkResume<CatalogueEntry> };
   perfumer: { slug: string };
   note: { slug: string };
   /** Ids named somewhere (similar lists, charts) but never listed: resolved 50 at a time. */
   batch: { ids: string[] };
+}
+
+/**
+ * Where a stopped walk stands (paging.ts, WalkStopped): the entries of each page it read,
+ * null for a page it did not (a page after one that was refused may have come back), all at
+ * `size` a page under `total`. Stored with the walk's mark (`kept`) so that the next read
+ * asks only for the rest.
+ */
+export interface WalkResume<T> {
+  size: number;
+  total: number;
+  pages: (T[] | null)[];
+}
+
+/** An accord family as the accord list names it. */
+export interface AccordEntry {
+  slug: string;
+  name: string;
+}
+
+/** A fragrance as a brand's catalogue names it. */
+export interface CatalogueEntry {
+  id: string;
+  name: string;
 }
 
 /**

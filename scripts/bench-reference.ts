@@ -21,7 +21,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBDateValue, DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
 import pLimit from 'p-limit';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
+import { Occupancy, type OccupancyFigures } from '../src/api/occupancy.ts';
 
 const PAGE = 50; // the spec's largest page size for every list used here (MAX_PAGE_SIZE)
 const FLUSH_ROWS = 5_000;
@@ -102,7 +103,7 @@ export async function runReference(opts: {
   dbPath: string;
   concurrency?: number;
   connections?: number;
-}): Promise<{ calls: number; wallS: number; cpuS: number; rows: number }> {
+}): Promise<{ calls: number; wallS: number; cpuS: number; rows: number; inFlight: OccupancyFigures }> {
   const t0 = performance.now(); // like bench-sync's timer around runSync: opening the file counts
   const cpu0 = process.cpuUsage();
   const instance = await DuckDBInstance.create(opts.dbPath);
@@ -119,6 +120,10 @@ export async function runReference(opts: {
   // One connection per request in flight (no pipelining): what "64 requests in flight" means.
   const pool = new Pool(opts.url, { connections: opts.connections ?? opts.concurrency ?? 64, pipelining: 1 });
   const limit = pLimit(opts.concurrency ?? 64);
+  // Measured as fragsync measures it (src/api/occupancy.ts): on the wire from the moment a
+  // request starts until its body is read.
+  const meter = new Occupancy(opts.concurrency ?? 64);
+  meter.start(() => (limit.pendingCount > 0 ? 'jobsBusy' : 'noneReady'));
   const headers = { authorization: `Bearer ${opts.key}` };
   let calls = 0;
   let failure: unknown;
@@ -127,8 +132,15 @@ export async function runReference(opts: {
     limit(async () => {
       if (failure !== undefined) throw failure;
       calls++;
-      const res = await pool.request({ path, method: 'GET', headers });
-      const text = await res.body.text();
+      meter.wireChange(1);
+      let res: Dispatcher.ResponseData;
+      let text: string;
+      try {
+        res = await pool.request({ path, method: 'GET', headers });
+        text = await res.body.text();
+      } finally {
+        meter.wireChange(-1);
+      }
       if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
       const served = res.headers.date; // the service's clock: the chart snapshot day
       const date = (typeof served === 'string' ? new Date(served) : new Date()).toISOString().slice(0, 10);
@@ -236,6 +248,7 @@ export async function runReference(opts: {
     }),
   );
   while (running.length > 0) await Promise.all(running.splice(0));
+  const inFlight = meter.stop()!;
   for (const sink of Object.values(sinks)) sink.close();
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -244,7 +257,7 @@ export async function runReference(opts: {
   instance.closeSync();
   if (failure !== undefined) throw failure;
   const rows = Object.values(sinks).reduce((n, sink) => n + sink.rows, 0);
-  return { calls, wallS, cpuS: (cpu.user + cpu.system) / 1e6, rows };
+  return { calls, wallS, cpuS: (cpu.user + cpu.system) / 1e6, rows, inFlight };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -279,11 +292,19 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   try {
     const r = await runReference({ url, key, dbPath: join(dir, 'ref.duckdb'), concurrency });
     const ledger = (await (await fetch(`${url}/_sim/ledger`)).json()) as { calls: number };
+    const atService = (await (await fetch(`${url}/_sim/in-flight`)).json()) as { requestMs: number };
     console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}`);
     console.log(`catalogue: ${fragrances} fragrances; ${concurrency} requests in flight`);
     console.log(`reference: ${r.calls} calls (service ledger: ${ledger.calls}), ${r.rows} rows`);
     console.log(`wall: ${r.wallS.toFixed(1)} s = ${(r.calls / r.wallS).toFixed(0)} calls/s`);
     console.log(`CPU of the mirror's run: ${r.cpuS.toFixed(2)} s`);
+    const atServiceMean = atService.requestMs / (r.inFlight.wallMs || 1);
+    console.log(
+      `at the service: mean ${atServiceMean.toFixed(2)} in flight, occupancy ${(atServiceMean / concurrency).toFixed(3)}`,
+    );
+    console.log(
+      `in flight: mean ${r.inFlight.meanInFlight.toFixed(2)} of ${concurrency}, occupancy ${r.inFlight.occupancy.toFixed(3)}, under ${concurrency} for ${r.inFlight.underShare.toFixed(3)} of the time`,
+    );
     const cpu = process.cpuUsage();
     console.log(
       `CPU of this process: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (the service runs in its own)`,

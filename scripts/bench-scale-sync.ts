@@ -2,9 +2,9 @@
  * One full sync in a process of its own, for `npm run bench:scale`: what `fragsync sync` does
  * (the config as the CLI reads it, the runtime, runSync) against the service at argv[2] into
  * the warehouse file argv[3], with FRAGSYNC_API_KEY from the environment. Its last stdout
- * line is one JSON document: the summary's figures, the wall time and CPU seconds of the run
- * (all threads of this process, from just before runSync to its end) and the process's peak
- * RSS. The parent started it with the Node flags it measures (npm run fragsync's).
+ * line is one JSON document: the summary's figures (requests in flight among them), the wall
+ * time and CPU seconds of the run (all threads of this process, from just before runSync to
+ * its end) and the process's peak RSS. The parent started it with the Node flags it measures (npm run fragsync's).
  */
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
@@ -37,6 +37,7 @@ console.log(
     cpuS: (cpu.user + cpu.system) / 1e6,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     fetchingThreadCpuS: main0 === null || main1 === null ? null : main1 - main0,
+    inFlight: summary.inFlight,
   }),
 );
 

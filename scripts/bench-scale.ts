@@ -11,8 +11,11 @@
  * as many requests in flight as fragsync's default). It is the yardstick for CPU per call
  * and for how well latency is hidden. BENCH_REFERENCE=0 skips it.
  *
- * Every figure is printed beside its target (issue 16). BENCH_RSS_TRACE=1 also prints the
- * sync process's RSS every second.
+ * Every figure is printed beside its target (issue 16), and how well latency was hidden in a
+ * way the machine's load changes less than calls/s: requests in flight against
+ * http.concurrency, and why slots were idle (src/api/occupancy.ts). BENCH_RSS_TRACE=1 also
+ * prints the sync process's RSS every second. REDIS_URL set: the sync runs on the BullMQ
+ * driver (its config reads the environment).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +25,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { fileURLToPath } from 'node:url';
+import { IDLE_REASONS, type OccupancyFigures } from '../src/api/occupancy.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { TableDigest } from '../src/util/row-digest.ts';
 import { warehouseDigest } from '../test/helpers/ground-truth.ts';
@@ -59,14 +63,21 @@ interface SyncFigures {
   /** CPU seconds of the main thread alone (requests, jobs, journal): the rest is the loader's, DuckDB's, V8's. */
   fetchingThreadCpuS: number | null;
   ledgerCalls: number;
+  /** The time the sync's requests spent at the service, summed (GET /_sim/in-flight). */
+  serviceRequestMs: number;
   /** Contract tables whose rows differ from the service's truth (row count and digest). */
   inexact: string[];
+  /** Requests in flight over the fetch stage (src/api/occupancy.ts). */
+  inFlight: OccupancyFigures | null;
 }
 interface RefFigures {
   calls: number;
   wallS: number;
   cpuS: number;
   peakRssMiB: number;
+  occupancy: number;
+  underShare: number;
+  serviceOccupancy: number;
 }
 
 async function startSim(fragrances: number, latencyMs: number): Promise<{ url: string; stop(): void }> {
@@ -88,9 +99,9 @@ function rssMiB(pid: number): number | null {
   }
 }
 
-async function runFragsync(fragrances: number, latencyMs: number): Promise<SyncFigures> {
+async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'fragsync-scale-'));
-  const sim = await startSim(fragrances, latencyMs);
+  const sim = await startSim(size, latencyMs);
   try {
     const child = spawn(
       process.execPath,
@@ -102,7 +113,16 @@ async function runFragsync(fragrances: number, latencyMs: number): Promise<SyncF
         sim.url,
         join(dir, 'bench.duckdb'),
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FRAGSYNC_API_KEY: KEY } },
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: {
+          ...process.env,
+          FRAGSYNC_API_KEY: KEY,
+          // With REDIS_URL (BullMQ): queues and spools of our own, beside whoever else uses that Redis.
+          FRAGSYNC_QUEUE_PREFIX: `bench-scale-${process.pid}-${size}-${latencyMs}`,
+          FRAGSYNC_SPOOL_DIR: join(dir, 'spool'),
+        },
+      },
     );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -121,12 +141,14 @@ async function runFragsync(fragrances: number, latencyMs: number): Promise<SyncF
     // The sync's own figures first: a check that fails after a long run must not lose them.
     console.log(`  sync process: ${last}`);
     const ledger = (await (await fetch(`${sim.url}/_sim/ledger`)).json()) as { calls: number };
+    const atService = (await (await fetch(`${sim.url}/_sim/in-flight`)).json()) as { requestMs: number };
     const inexact = await inexactTables(sim.url, join(dir, 'bench.duckdb')).catch((err: unknown) => [
       `the check itself failed (${err instanceof Error ? err.message : String(err)})`,
     ]);
     return {
-      ...(JSON.parse(last) as Omit<SyncFigures, 'ledgerCalls' | 'inexact'>),
+      ...(JSON.parse(last) as Omit<SyncFigures, 'ledgerCalls' | 'serviceRequestMs' | 'inexact'>),
       ledgerCalls: ledger.calls,
+      serviceRequestMs: atService.requestMs,
       inexact,
     };
   } finally {
@@ -170,6 +192,9 @@ async function runReference(fragrances: number, latencyMs: number): Promise<RefF
     wallS: num(/^wall: ([\d.]+) s/m),
     cpuS: num(/^CPU of the mirror's run: ([\d.]+) s/m),
     peakRssMiB: num(/^peak RSS: ([\d.]+) MiB/m),
+    occupancy: num(/^in flight: .*occupancy ([\d.]+)/m),
+    underShare: num(/^in flight: .* for ([\d.]+) of the time/m),
+    serviceOccupancy: num(/^at the service: .*occupancy ([\d.]+)/m),
   };
 }
 
@@ -186,7 +211,7 @@ console.log(
     .join(' ')}`,
 );
 console.log(
-  `sync: default config (${CONCURRENCY} requests in flight), node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}`,
+  `sync: default config (${CONCURRENCY} requests in flight), ${process.env.REDIS_URL ? 'BullMQ driver (REDIS_URL)' : 'in-process driver'}, node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}`,
 );
 
 const peaks = new Map<string, number>();
@@ -221,6 +246,7 @@ for (const latencyMs of LATENCIES) {
     console.log(
       `  cost ratio ${f.costRatio?.toFixed(3) ?? '-'}                 target 1.000: ${ok(f.costRatio !== null && f.costRatio.toFixed(3) === '1.000' && f.calls === f.ledgerCalls)}`,
     );
+    if (f.inFlight) printOccupancy(f.inFlight, f, rate, latencyMs, ref);
     if (latencyMs > 0) {
       const bound = (f.concurrency * 1000) / latencyMs;
       const eff = rate / bound;
@@ -234,6 +260,48 @@ for (const latencyMs of LATENCIES) {
         `reference mirror: ${n0(ref.calls)} calls in ${ref.wallS.toFixed(1)} s = ${n0(ref.calls / ref.wallS)} calls/s, CPU ${ref.cpuS.toFixed(1)} s, peak RSS ${n0(ref.peakRssMiB)} MiB`,
       );
   }
+}
+
+/**
+ * Latency hiding as the machine's speed does not change it much: requests on the wire, mean
+ * over the fetch stage and over the whole run, against http.concurrency, beside the reference
+ * mirror's; why slots were idle; and the time a request took as seen from here (mean in flight
+ * over calls/s: the service's latency plus the CPU time an answer waited for on a busy machine).
+ * calls/s = occupancy over the run x concurrency / that time.
+ */
+function printOccupancy(
+  o: OccupancyFigures,
+  f: SyncFigures,
+  rate: number,
+  latencyMs: number,
+  ref: RefFigures | null,
+): void {
+  const runS = f.wallS;
+  const runMean = (o.meanInFlight * o.wallMs) / 1000 / runS;
+  // Seen from the service: from a request's arrival to its answer written. An answer the busy
+  // sync has not read yet is in flight for the sync, not for the service: the truth lies
+  // between the two figures.
+  const service = f.serviceRequestMs / o.wallMs / o.concurrency;
+  console.log(
+    `  in flight: mean ${o.meanInFlight.toFixed(1)} of ${o.concurrency} over the fetch (${((o.wallMs / 1000 / runS) * 100).toFixed(0)}% of the run) = occupancy ${o.occupancy.toFixed(3)}, over the run ${(runMean / o.concurrency).toFixed(3)}` +
+      (ref ? `   (reference: ${ref.occupancy.toFixed(3)})` : ''),
+  );
+  const idle = IDLE_REASONS.filter((r) => o.idle[r] >= 0.0005)
+    .map((r) => `${r} ${o.idle[r].toFixed(3)}`)
+    .join(', ');
+  console.log(
+    `    at the service: occupancy ${service.toFixed(3)} over the fetch` +
+      (ref ? ` (reference ${ref.serviceOccupancy.toFixed(3)})` : ''),
+  );
+  console.log(
+    `    under ${o.concurrency} in flight ${(o.underShare * 100).toFixed(0)}% of the fetch` +
+      (ref ? ` (reference ${(ref.underShare * 100).toFixed(0)}%)` : '') +
+      `; idle slot-time: ${idle || 'none'}`,
+  );
+  if (rate > 0)
+    console.log(
+      `    a request took ${((runMean / rate) * 1000).toFixed(1)} ms as seen from the sync (service latency ${latencyMs} ms; the rest is waiting for CPU)`,
+    );
 }
 
 for (const latencyMs of LATENCIES) {

@@ -38,10 +38,12 @@ ON CONFLICT (id) DO UPDATE SET
 
 -- merge: deletes fragrance_notes | reads w_fragrance
 DELETE FROM fragrance_notes WHERE fragrance_id IN (SELECT id FROM w_fragrance);
--- Entries carry only their profile's seq (staging.ts): the key comes from the profile.
+-- Entries carry only their profile's seq (staging.ts): the key comes from the profile; the
+-- layer is staged as its index in the pyramid (0 top, 1 middle, 2 base).
 -- merge: inserts fragrance_notes | reads stg_fragrance_note, w_fragrance
 INSERT INTO fragrance_notes
-SELECT w.id, n.layer, n.position, n.note, batch_run(), batch_at()
+SELECT w.id, CASE n.layer WHEN 0 THEN 'top' WHEN 1 THEN 'middle' ELSE 'base' END, n.position, n.note,
+  batch_run(), batch_at()
 FROM stg_fragrance_note n JOIN w_fragrance w ON n.seq = w.seq;
 
 -- merge: deletes fragrance_accords | reads w_fragrance

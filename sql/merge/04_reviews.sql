@@ -12,7 +12,7 @@
 DELETE FROM reviews WHERE fragrance_id IN (SELECT fragrance_id FROM stg_reviews_replace);
 -- merge: inserts reviews | reads stg_reviews_replace | looks up stg_review
 INSERT INTO reviews
-SELECT w.fragrance_id, r.date::DATE, r.rating, r.text, batch_run(), batch_at()
+SELECT w.fragrance_id, DATE '1970-01-01' + r.day, r.rating, r.text, batch_run(), batch_at()
 FROM stg_review r JOIN stg_reviews_replace w ON r.seq = w.seq;
 
 -- merge: inserts review_totals | reads stg_reviews_replace
@@ -37,7 +37,7 @@ FROM p;
 
 -- merge: inserts reviews | reads w_review_prepend | looks up stg_review
 INSERT INTO reviews
-SELECT p.fragrance_id, r.date::DATE, r.rating, r.text, batch_run(), batch_at()
+SELECT p.fragrance_id, DATE '1970-01-01' + r.day, r.rating, r.text, batch_run(), batch_at()
 FROM stg_review r JOIN (SELECT seq, fragrance_id FROM w_review_prepend WHERE applies) p ON r.seq = p.seq;
 
 -- merge: inserts review_totals | reads w_review_prepend

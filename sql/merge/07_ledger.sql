@@ -6,6 +6,16 @@ SELECT batch_run(), s."at"::TIMESTAMPTZ, s.method, s.endpoint, s.status, s.cost_
   s.call_key, batch_at()
 FROM stg_api_call s ANTI JOIN api_calls a ON a._call_key = s.call_key;
 
+-- A record fetched again and still the same invalid answer (endpoint, key, scope, reason and
+-- payload) is the pending row of an earlier run, now this run's: one row per open record,
+-- and the run still counts it (its summary, exit 8).
+-- merge: updates quarantine | reads stg_quarantine
+UPDATE quarantine x SET run_id = batch_run(), "at" = batch_at()
+FROM (SELECT DISTINCT endpoint, key, reason, raw, scope FROM stg_quarantine) q
+WHERE x.released_at IS NULL AND x.run_id IS DISTINCT FROM batch_run()
+  AND x.endpoint = q.endpoint AND x.key = q.key AND x.reason = q.reason
+  AND x.scope IS NOT DISTINCT FROM q.scope AND x.raw::VARCHAR = q.raw::JSON::VARCHAR;
+
 -- merge: inserts quarantine | reads stg_quarantine
 INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
 SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON, q.scope

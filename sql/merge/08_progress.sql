@@ -50,8 +50,8 @@ WHERE sync_items.entity = s.entity AND sync_items.key = s.key;
 
 -- Staging holds only the last mark per walk (stage-rows.ts).
 -- merge: inserts sync_walks | reads stg_mark_walk
-INSERT INTO sync_walks (walk, page, total, done, "at", run_id, page_size)
-SELECT walk, page, total, done, batch_at(), batch_run(), page_size FROM stg_mark_walk
+INSERT INTO sync_walks (walk, page, total, done, "at", run_id, page_size, kept_pages)
+SELECT walk, page, total, done, batch_at(), batch_run(), page_size, kept_pages FROM stg_mark_walk
 ON CONFLICT (walk) DO UPDATE SET
   page = excluded.page, total = excluded.total, done = excluded.done, "at" = excluded."at", run_id = excluded.run_id,
-  page_size = excluded.page_size;
+  page_size = excluded.page_size, kept_pages = excluded.kept_pages;

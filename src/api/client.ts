@@ -5,6 +5,7 @@ import type { ApiCallItem, CallTicket, SentCall } from '../domain/calls.ts';
 import type { EndpointName } from '../domain/endpoints.ts';
 import { Transport } from './http.ts';
 import * as P from './params.ts';
+import type { Occupancy } from './occupancy.ts';
 import { RequestSlots } from './slots.ts';
 import { buildPath } from './paths.ts';
 import { performCall, type ApiResponse, type CallAdmission, type CallerDeps } from './request.ts';
@@ -62,6 +63,8 @@ export class FragranceClient {
     this.deps = {
       transport,
       slots: new RequestSlots(opts.concurrency ?? opts.connections ?? 16),
+      lane: new RequestSlots(opts.concurrency ?? opts.connections ?? 16),
+      refusals: { n: 0 },
       apiKey: opts.apiKey,
       admission: opts.admission,
       onCall: opts.onCall,
@@ -239,6 +242,11 @@ export class FragranceClient {
   async listAccords(p: P.PageParams = {}, signal?: AbortSignal): Promise<ApiResponse<S.AccordListResponse>> {
     const query = P.pageQuery('listAccords', p);
     return this.call('listAccords', S.AccordListResponse, signal, { query, context: { page: query.page } });
+  }
+
+  /** How well the request slots were used (shared by every view); null without slots. */
+  get occupancy(): Occupancy | null {
+    return this.deps.slots?.meter ?? null;
   }
 
   /** Closes the connections (of every view of this client). */

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import { parseRateLimit, type HeaderBag } from './rate-limit.ts';
 import { CALL_ID_HEADER, whenSent } from './sent-headers.ts';
-import { StopSending, type RateLimitInfo } from '../domain/calls.ts';
+import type { RateLimitInfo } from '../domain/calls.ts';
 
 /**
  * One HTTP attempt over a keep-alive undici Pool, classified by how far it got. Retries are
@@ -95,20 +95,14 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
     let cancel: (() => void) | null = null;
-    const wire = signal && req.onSent ? followUntilSent(signal) : null;
     if (req.onSent) {
       headers[CALL_ID_HEADER] = req.onSent.callId;
-      const onSent = req.onSent.call;
-      cancel = whenSent(req.onSent.callId, () => {
-        wire?.sent();
-        onSent();
-      });
+      cancel = whenSent(req.onSent.callId, { sent: req.onSent.call });
     }
     try {
-      return await this.attempt(req, search, headers, body, wire?.signal ?? signal);
+      return await this.attempt(req, search, headers, body, signal);
     } finally {
       cancel?.();
-      wire?.dispose();
     }
   }
 
@@ -145,25 +139,4 @@ export class Transport {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-/**
- * The request's own signal: it follows `outer`, except that a StopSending abort no longer
- * reaches a request whose headers have gone onto the wire (see StopSending).
- */
-function followUntilSent(outer: AbortSignal): { signal: AbortSignal; sent(): void; dispose(): void } {
-  const inner = new AbortController();
-  let onWire = false;
-  const forward = () => {
-    if (!(onWire && outer.reason instanceof StopSending)) inner.abort(outer.reason);
-  };
-  if (outer.aborted) forward();
-  else outer.addEventListener('abort', forward, { once: true });
-  return {
-    signal: inner.signal,
-    sent: () => {
-      onWire = true;
-    },
-    dispose: () => outer.removeEventListener('abort', forward),
-  };
 }

@@ -49,9 +49,12 @@ export function encodeSlug(endpoint: EndpointName, slug: string): string {
  * perfumer slug (an unknown perfumer); such a value is stored as sent but never followed.
  * (Ids a router would read as another endpoint, such as 'compare', are refused when asked.)
  */
+// Outside isAddressable: tsx names every function made inside another (esbuild's keepNames,
+// a defineProperty per closure), and every id of every similar list passes there.
+const segment = (s: string) => s !== '' && s !== '.' && s !== '..';
+
 export function isAddressable(kind: 'id' | 'slug', value: string): boolean {
   // Without split or a regular expression: every id of every similar list passes here.
-  const segment = (s: string) => s !== '' && s !== '.' && s !== '..';
   const slash = value.indexOf('/');
   if (slash < 0) return segment(value);
   if (kind === 'slug' || value.indexOf('/', slash + 1) >= 0) return false;

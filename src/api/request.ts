@@ -37,8 +37,12 @@ export interface CallAdmission {
 export interface CallerDeps {
   /** The wire (http.ts), or a stored answer played back (sync/revalidate.ts). */
   transport: Pick<Transport, 'send' | 'close'>;
-  /** Requests in flight for the whole process (http.concurrency); none: unbounded. */
+  /** Requests on the wire for the whole process (http.concurrency); none: unbounded. */
   slots?: RequestSlots;
+  /** Requests asking for a ticket, or holding one while they wait for a slot (see admitted). */
+  lane?: RequestSlots;
+  /** Answers 429 this client (all its views) has read: a ticket older than one is not used. */
+  refusals?: { n: number };
   apiKey: string;
   admission?: CallAdmission;
   onCall?: (call: ApiCallItem) => void;
@@ -117,6 +121,55 @@ async function admit(
   }
 }
 
+/**
+ * The governor's ticket, then a request slot (requests on the wire per process), released by
+ * the caller once the answer is read. Admission is asked while the slots carry other
+ * requests: with the shared governor it is a Redis round trip, which a slot held meanwhile
+ * would spend idle. `lane` bounds the requests asking for a ticket or holding one while they
+ * wait for a slot (http.concurrency), so the quota headroom and cents held beyond the requests
+ * on the wire are bounded too; a request waiting for the lane holds none.
+ */
+async function admitted(
+  deps: CallerDeps,
+  endpoint: EndpointName,
+  before: AbortSignal | undefined,
+): Promise<{ ticket: CallTicket | null; release: (() => void) | null }> {
+  const leave = deps.lane ? await deps.lane.acquire(before) : null;
+  const meter = deps.slots?.meter;
+  let ticket: CallTicket | null = null;
+  try {
+    for (;;) {
+      const refusals = deps.refusals?.n;
+      if (deps.admission) {
+        meter?.admitting(1);
+        try {
+          ticket = await admit(deps.admission, endpoint, before);
+        } finally {
+          meter?.admitting(-1);
+        }
+      }
+      const release = deps.slots ? await deps.slots.acquire(before) : null;
+      if (before?.aborted) {
+        release?.();
+        throw abortReason(before);
+      }
+      if (!ticket || deps.refusals?.n === refusals) return { ticket, release };
+      // The service refused a request for quota while this one waited (another application
+      // drained it): its ticket predates the pause that follows, so it is given back and asked
+      // again, and the governor says 'paused' instead of the service saying 429.
+      release?.();
+      const stale = ticket;
+      ticket = null;
+      await deps.admission!.release(stale);
+    }
+  } catch (err) {
+    if (ticket) await deps.admission!.release(ticket);
+    throw err;
+  } finally {
+    leave?.();
+  }
+}
+
 /** One logical call: validate nothing here (callers did), loop over attempts, each governed and ledgered. */
 export async function performCall<T>(
   deps: CallerDeps,
@@ -127,39 +180,40 @@ export async function performCall<T>(
   // Before the request is on the wire, a halt stops it too.
   const before = deps.halt ? (signal ? AbortSignal.any([signal, deps.halt]) : deps.halt) : signal;
   for (let attempt = 0; ; attempt++) {
-    // A request slot first (requests in flight per process), then the governor's ticket: a
-    // job waiting for a slot holds no quota headroom. The slot is free again once the answer
-    // is read, before it is settled and interpreted.
     if (before?.aborted) throw abortReason(before);
-    const release = deps.slots ? await deps.slots.acquire(before) : null;
-    let ticket: CallTicket | null = null;
+    // The slot is free again once the answer is read, before it is settled and interpreted.
+    const { ticket, release } = await admitted(deps, spec.endpoint, before);
     let startedAt: Date;
+    /** startedAt as the journal and the ledger write it: made once per attempt, for both. */
+    let at: string;
     let callId: string | undefined;
     let r: AttemptResult;
     try {
-      ticket = deps.admission ? await admit(deps.admission, spec.endpoint, before) : null;
-      if (before?.aborted) {
-        if (ticket) await deps.admission!.release(ticket);
-        throw abortReason(before);
-      }
-      const sentAt = (startedAt = new Date());
+      startedAt = new Date();
+      const sentAt = (at = startedAt.toISOString());
       const onSent = deps.onSent;
       const id = (callId = onSent ? nextCallId() : undefined);
-      r = await deps.transport.send(
-        {
-          method,
-          path: spec.path,
-          query: spec.query,
-          body: spec.body,
-          apiKey: deps.apiKey,
-          onSent: onSent && {
-            callId: id!,
-            call: () =>
-              onSent({ callId: id!, at: sentAt.toISOString(), method, endpoint: template, costCents }),
+      const meter = deps.slots?.meter;
+      // Counted on the wire from here to its answer read (a refused connection included).
+      meter?.wireChange(1);
+      try {
+        r = await deps.transport.send(
+          {
+            method,
+            path: spec.path,
+            query: spec.query,
+            body: spec.body,
+            apiKey: deps.apiKey,
+            onSent: onSent && {
+              callId: id!,
+              call: () => onSent({ callId: id!, at: sentAt, method, endpoint: template, costCents }),
+            },
           },
-        },
-        signal,
-      );
+          signal,
+        );
+      } finally {
+        meter?.wireChange(-1);
+      }
     } finally {
       release?.();
     }
@@ -181,13 +235,14 @@ export async function performCall<T>(
       deps.logger?.warn({ endpoint: template, attempt, error: errorCode(r.error) }, 'api request not sent');
     } else {
       const status = r.kind === 'noResponse' ? 0 : r.status;
+      if (status === 429 && deps.refusals) deps.refusals.n++;
       const rateLimit = r.kind === 'noResponse' ? EMPTY_RATE_LIMIT : r.rateLimit;
       try {
         if (ticket) await deps.admission!.settle(ticket, { status, rateLimit });
       } finally {
         deps.onCall?.({
           kind: 'apiCall',
-          at: startedAt.toISOString(),
+          at,
           method,
           endpoint: template,
           status,

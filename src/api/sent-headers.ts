@@ -12,7 +12,12 @@ import { subscribe } from 'node:diagnostics_channel';
 export const CALL_ID_HEADER = 'x-fragsync-call';
 
 const MARK = `${CALL_ID_HEADER}: `;
-const waiting = new Map<string, () => void>();
+/** Told when its request's headers are written. */
+export interface SentListener {
+  sent(): void;
+}
+
+const waiting = new Map<string, SentListener>();
 let subscribed = false;
 
 function onSendHeaders(message: unknown): void {
@@ -22,23 +27,23 @@ function onSendHeaders(message: unknown): void {
   if (at < 0) return;
   const end = headers.indexOf('\r\n', at);
   const id = headers.slice(at + MARK.length, end < 0 ? undefined : end);
-  const callback = waiting.get(id);
-  if (!callback) return;
+  const listener = waiting.get(id);
+  if (!listener) return;
   waiting.delete(id);
   try {
-    callback();
+    listener.sent();
   } catch {
     // A subscriber's exception would surface as an uncaught one. The journal's callback
     // records a line it cannot write itself (LoadStage.failure), which stops the run cleanly.
   }
 }
 
-/** Calls `onSent` when the request carrying `callId` is written; returns the cancel (request done). */
-export function whenSent(callId: string, onSent: () => void): () => void {
+/** Tells `listener` when the request carrying `callId` is written; returns the cancel (request done). */
+export function whenSent(callId: string, listener: SentListener): () => void {
   if (!subscribed) {
     subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
-  waiting.set(callId, onSent);
+  waiting.set(callId, listener);
   return () => waiting.delete(callId);
 }

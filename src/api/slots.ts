@@ -1,12 +1,16 @@
+import { Occupancy } from './occupancy.ts';
+
 /**
  * Requests in flight, counted where they are sent: `http.concurrency` permits for every job
  * of a process together, taken in arrival order. A job holds one only while its request is
  * on the wire, so there can be more jobs than permits: the job that is between two requests
- * (journaling its result, taking the next job, waiting for the governor) leaves its
+ * (journaling its result, taking the next job, waiting for the governor's ticket) leaves its
  * connection to a job that has a request ready.
  */
 export class RequestSlots {
   private free: number;
+  /** How well the permits were used: performCall tells it what it sends and what it admits. */
+  readonly meter: Occupancy;
   private readonly waiting: { grant: () => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
   private head = 0;
 
@@ -14,6 +18,7 @@ export class RequestSlots {
     if (!Number.isInteger(size) || size < 1)
       throw new RangeError(`RequestSlots: size must be a positive integer`);
     this.free = size;
+    this.meter = new Occupancy(size);
   }
 
   /** Requests holding a permit now. */

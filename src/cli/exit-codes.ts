@@ -20,7 +20,7 @@ export const EXIT = {
   quotaExhausted: 5,
   /** The API key was refused (401). */
   unauthorized: 6,
-  /** The API could not be reached, or kept failing, after bounded retries. */
+  /** The API could not be reached, or kept failing after bounded retries, or the base URL is not the API's. */
   apiUnavailable: 7,
   /**
    * The run completed, but records it received could not be stored and are in quarantine
@@ -74,7 +74,7 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
   4: 'the service answered 402 Payment Required: top up, run again, it continues',
   5: 'the daily quota is down to the reserve and --no-wait was given',
   6: 'the API key was refused (401)',
-  7: 'the service could not be reached, or kept failing after bounded retries',
+  7: 'the service could not be reached, kept failing after bounded retries, or is not this API (lists answered 404)',
   8: 'completed, but records were quarantined (not stored): see `fragsync quarantine`',
   130: 'interrupted (Ctrl-C, SIGTERM): requests in flight finished, all fetched is loaded; run again to continue',
 };

@@ -54,6 +54,11 @@ export const SIM_OPTIONS: readonly OptionSpec[] = [
     int: { min: 0 },
   },
   {
+    flags: '--similar-lists <MODE>',
+    help: "how other fragrances' similar lists take in a day's releases: live (recomputed at every request) or fixed (computed at release or reformulation, then only losing discontinued entries; default fixed)",
+    choices: ['live', 'fixed'],
+  },
+  {
     flags: '--invalid-record <KIND>',
     help: 'serve one fragrance profile the spec does not allow: its year as text, or no name (a bug, not a reading)',
     choices: ['wrong-type', 'missing-key'],

@@ -150,6 +150,13 @@ export const ConfigSchema = z.strictObject({
       .number({ error: POS_INT })
       .int({ error: POS_INT })
       .min(1000, { error: 'must be at least 1000' }),
+    /**
+     * Jobs handed to the queue and not yet ended, at most (count); the rest of what a sync
+     * owes waits in its own process, a few bytes per job (src/sync/admission.ts). Enough to
+     * keep every worker busy: the sync's own and each worker process take jobConcurrency
+     * jobs at once (64 by default).
+     */
+    windowJobs: posInt(),
   }),
   loader: z.strictObject({
     /** Items per warehouse transaction (count). */

@@ -92,16 +92,29 @@ export function unansweredRow(call: SentCall): ApiCallItem {
 }
 
 /**
- * The reason of an abort that stops every request not yet on the wire and lets those whose
- * bytes have left finish (the caller then drops their answers). A request cut off after it
- * left may or may not be read, and billed, by the service (the reset can reach it first, the
- * more so on a loaded machine), while the journal has already ledgered it as sent: letting it
- * finish keeps api_calls equal to what the service received. It costs at most one answer's
- * wait per request in flight.
+ * "Stop sending, let requests on the wire finish", the one way a run's jobs are stopped
+ * (CallerDeps.halt, ExecuteDeps.halt): the in-process driver when the run stops at once (a
+ * refused key, a journal that cannot be written), a worker when its run's lease lapsed. Once
+ * halted, a request waiting for a slot, a ticket or a retry throws this, and none leaves;
+ * one already on the wire is answered and ledgered. A request cut off after it left may or
+ * may not be read, and billed, by the service (the reset can reach it first, the more so on
+ * a loaded machine), while the journal has already ledgered it as sent: letting it finish
+ * keeps api_calls equal to what the service received, for at most one answer's wait per
+ * request in flight.
  */
-export class StopSending extends Error {
-  constructor(message = 'no further request may be sent') {
-    super(message);
-    this.name = 'StopSending';
+export class Halted extends Error {
+  constructor(readonly why: string) {
+    super(`no further request may be sent: ${why}`);
+    this.name = 'Halted';
+  }
+}
+
+/** A halt for a run's jobs: `signal` goes to ExecuteDeps.halt, `halt(why)` stops sending. */
+export class Halt {
+  private readonly ctl = new AbortController();
+  readonly signal = this.ctl.signal;
+
+  halt(why: string): void {
+    if (!this.ctl.signal.aborted) this.ctl.abort(new Halted(why));
   }
 }

@@ -218,9 +218,19 @@ export type ProgressMark =
   | { kind: 'fetched'; entity: string; key: string; dataset: string }
   /**
    * A page walk reached `page` (1-based, last page read) of `total` items, at `pageSize`
-   * items a page (the service's pagination.limit: the page size it used).
+   * items a page (the service's pagination.limit: the page size it used). `kept`: a walk one
+   * job reads whole, stopped part-way, keeps the entries of each page it bought (null for
+   * one it did not), so the next read of the cycle buys only the rest.
    */
-  | { kind: 'walk'; walk: string; page: number; total: number; done: boolean; pageSize?: number }
+  | {
+      kind: 'walk';
+      walk: string;
+      page: number;
+      total: number;
+      done: boolean;
+      pageSize?: number;
+      kept?: (unknown[] | null)[];
+    }
   /** An item is known to exist (discovered), with the walk or response that named it. */
   | { kind: 'discovered'; entity: string; key: string; source: string }
   /**

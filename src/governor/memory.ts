@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import {
+  budgetNotice,
   DAY_MS,
   checkDay,
   DEFAULT_TICKET_TTL_MS,
@@ -33,6 +34,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   const random = opts.random ?? Math.random;
   const ticketTtlMs = opts.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS;
   const log = opts.logger;
+  const budgetReached = budgetNotice(log);
 
   let limit: number | null = null;
   let remaining: number | null = null;
@@ -109,6 +111,14 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     return resetAtMs;
   }
 
+  function refusalFacts(cost: number, cents: number, reserve: number) {
+    return { costCents: cost, inFlightCents: cents, inFlight: tickets.size, remaining, reserve };
+  }
+
+  function refusalBase(cost: number, cents: number, reserve: number, spentCents: number) {
+    return { ...refusalFacts(cost, cents, reserve), spentCents, capCents: null };
+  }
+
   function admitNow(endpoint: EndpointName, recheckMs: number | null = null): Admission {
     const nowMs = now();
     housekeeping(nowMs);
@@ -116,45 +126,62 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const cost = ENDPOINTS[endpoint].costCents;
     const reserve = reserveFor(limit, limits);
     const cents = inFlightCents();
-    // The refusal's facts are built only when refusing: admission runs once per request.
-    const facts = () => ({
-      costCents: cost,
-      inFlightCents: cents,
-      inFlight: tickets.size,
-      remaining,
-      reserve,
-    });
-
+    // The refusal's facts are built only when refusing: admission runs once per request (by
+    // functions made once, not closures per admission: tsx names every closure it makes).
     const runCents = run().cents;
     if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
-      const f = { ...facts(), reason: 'run_budget' as const, untilMs: null, spentCents: runCents };
-      log?.warn({ spentCents: runCents, capCents: limits.maxCentsPerRun }, 'run budget reached');
+      const f = {
+        ...refusalFacts(cost, cents, reserve),
+        reason: 'run_budget' as const,
+        untilMs: null,
+        spentCents: runCents,
+      };
+      budgetReached('run_budget', runCents, limits.maxCentsPerRun);
       return refusal({ ...f, capCents: limits.maxCentsPerRun });
     }
     const dayCents = limits.maxCentsPerDay === null ? 0 : (days.get(utcDay(serviceNowMs)) ?? 0);
     if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
       const untilMs = nextUtcMidnightMs(serviceNowMs) - offsetMs;
-      log?.warn({ spentCents: dayCents, capCents: limits.maxCentsPerDay }, 'day budget reached');
-      const f = { ...facts(), reason: 'day_budget' as const, untilMs, spentCents: dayCents };
+      budgetReached('day_budget', dayCents, limits.maxCentsPerDay);
+      const f = {
+        ...refusalFacts(cost, cents, reserve),
+        reason: 'day_budget' as const,
+        untilMs,
+        spentCents: dayCents,
+      };
       return refusal({ ...f, capCents: limits.maxCentsPerDay });
     }
-    const base = () => ({ ...facts(), spentCents: runCents, capCents: null });
     if (recheckMs !== null) {
       // A recheck: one call at a time, at most one per interval, and only during a pause.
-      if (pauseUntilMs === null) return refusal({ ...base(), reason: 'busy', untilMs: null });
+      if (pauseUntilMs === null)
+        return refusal({ ...refusalBase(cost, cents, reserve, runCents), reason: 'busy', untilMs: null });
       const due = Math.max(probeAtMs + recheckMs, nowMs);
       if ((probeTicket !== null && tickets.has(probeTicket)) || due > nowMs)
-        return refusal({ ...base(), reason: 'paused', untilMs: Math.min(due, localPauseEnd() ?? due) });
+        return refusal({
+          ...refusalBase(cost, cents, reserve, runCents),
+          reason: 'paused',
+          untilMs: Math.min(due, localPauseEnd() ?? due),
+        });
       probeAtMs = nowMs;
       return issue(endpoint, cost, nowMs, true);
     }
-    if (pauseUntilMs !== null) return refusal({ ...base(), reason: 'paused', untilMs: localPauseEnd() });
+    if (pauseUntilMs !== null)
+      return refusal({
+        ...refusalBase(cost, cents, reserve, runCents),
+        reason: 'paused',
+        untilMs: localPauseEnd(),
+      });
     if (remaining !== null && remaining <= reserve) {
       startPause(pauseTarget(serviceNowMs));
-      return refusal({ ...base(), reason: 'paused', untilMs: localPauseEnd() });
+      return refusal({
+        ...refusalBase(cost, cents, reserve, runCents),
+        reason: 'paused',
+        untilMs: localPauseEnd(),
+      });
     }
     const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
-    if (headroom <= 0) return refusal({ ...base(), reason: 'busy', untilMs: null });
+    if (headroom <= 0)
+      return refusal({ ...refusalBase(cost, cents, reserve, runCents), reason: 'busy', untilMs: null });
 
     return issue(endpoint, cost, nowMs, false);
   }

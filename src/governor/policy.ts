@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { FragsyncError } from '../errors.ts';
 import type { GovernorLimits } from './types.ts';
 import type { Admission, RefusalReason } from '../domain/calls.ts';
@@ -105,4 +106,24 @@ function refusalMessage(f: RefusalFacts, until: Date | null): string {
     case 'day_budget':
       return `day budget reached: ${f.spentCents} cents spent today and ${f.inFlightCents} in flight; a ${f.costCents}-cent call would exceed the cap of ${f.capCents} cents (resets ${at})`;
   }
+}
+
+/**
+ * Logs a cap's refusal once for the same facts: when a cap is reached every job that asks
+ * next is refused with the same spent and cap (a capped run logged the same warning 25
+ * times in a row); a refusal after more was spent, or another run's, logs again.
+ */
+export function budgetNotice(
+  log: Logger | undefined,
+): (reason: RefusalReason, spentCents: number, capCents: number | null) => void {
+  let last = '';
+  return (reason, spentCents, capCents) => {
+    const key = `${reason}|${spentCents}|${capCents}`;
+    if (key === last) return;
+    last = key;
+    log?.warn(
+      { reason, spentCents, capCents },
+      reason === 'day_budget' ? 'day budget reached' : 'run budget reached',
+    );
+  };
 }

@@ -5,7 +5,15 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ENDPOINTS } from '../domain/endpoints.ts';
 import { FragsyncError } from '../errors.ts';
-import { DEFAULT_TICKET_TTL_MS, checkDay, drawJitterMs, offsetFrom, refusal, reserveFor } from './policy.ts';
+import {
+  DEFAULT_TICKET_TTL_MS,
+  budgetNotice,
+  checkDay,
+  drawJitterMs,
+  offsetFrom,
+  refusal,
+  reserveFor,
+} from './policy.ts';
 import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
 import type { Admission, RefusalReason } from '../domain/calls.ts';
 
@@ -59,6 +67,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
   const random = opts.random ?? Math.random;
   const ticketTtlMs = opts.ticketTtlMs ?? DEFAULT_TICKET_TTL_MS;
   const log = opts.logger;
+  const budgetReached = budgetNotice(log);
   const keys = ['state', 'inflight', 'tickets', 'expired'].map((k) => `${prefix}:gov:${k}`);
   /**
    * This process's own clock offset (service Date minus local now), null until a response
@@ -107,7 +116,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
     });
     if (r[9] === '1') log?.info({ pausedUntil: admission.ok ? null : admission.until }, 'quota pause');
     if (reason === 'run_budget' || reason === 'day_budget') {
-      log?.warn({ reason, spentCents: num(r[3]), capCents: numOrNull(r[5]) }, 'budget reached');
+      budgetReached(reason, num(r[3]), numOrNull(r[5]));
     }
     return admission;
   }

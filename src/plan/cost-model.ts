@@ -29,7 +29,11 @@ export interface CatalogueSizes {
   charts: number;
   /** Length of each fragrance's similar list (limit 50), same order as reviewTotals; lets enrich be judged. */
   similarCounts?: number[];
+  /** Page sizes the service used where it served fewer than asked (`pagination.limit`); 50 otherwise. */
+  pageSizes?: Partial<Record<PagedWalk, number>>;
 }
+
+export type PagedWalk = 'fragrances' | 'reviews' | 'brands' | 'notes' | 'accords';
 
 /** What one fragrance still needs this cycle. */
 export interface FragranceNeed {
@@ -56,10 +60,14 @@ export function pagesFor(items: number, pageSize: number = PAGE): number {
 }
 
 /** Review pages for a full read of one fragrance whose total is `total`. */
-export function reviewPages(total: number, reviews: DatasetsConfig['reviews']): number {
+export function reviewPages(
+  total: number,
+  reviews: DatasetsConfig['reviews'],
+  pageSize: number = MAX_PAGE_SIZE.getReviews,
+): number {
   if (reviews.mode === 'none') return 0;
   const wanted = reviews.mode === 'newest' ? Math.min(total, reviews.newest) : total;
-  return pagesFor(wanted, MAX_PAGE_SIZE.getReviews);
+  return pagesFor(wanted, pageSize);
 }
 
 /**
@@ -131,12 +139,13 @@ export function perFragranceCost(datasets: DatasetsConfig): Cost {
 /** The theoretical minimum of a full sync of a catalogue of known sizes: every piece fetched once by its cheapest path. */
 export function minimumCost(sizes: CatalogueSizes, datasets: DatasetsConfig, objective: Objective): Cost {
   const counts: CallCounts = {};
+  const page = sizes.pageSizes ?? {};
   if (fragranceDataWanted(datasets)) {
-    addCalls(counts, { listFragrances: pagesFor(sizes.fragrances) });
+    addCalls(counts, { listFragrances: pagesFor(sizes.fragrances, page.fragrances) });
     const totals = Array.isArray(sizes.reviewTotals) ? sizes.reviewTotals : null;
     for (let i = 0; i < sizes.fragrances; i++) {
       const total = totals?.[i];
-      const pages = totals ? reviewPages(total ?? 0, datasets.reviews) : 0;
+      const pages = totals ? reviewPages(total ?? 0, datasets.reviews, page.reviews) : 0;
       const known = { reviewTotal: total, similarCount: sizes.similarCounts?.[i] };
       addCalls(counts, fragranceCalls(fullNeed(datasets, pages), known, objective));
     }
@@ -145,12 +154,35 @@ export function minimumCost(sizes: CatalogueSizes, datasets: DatasetsConfig, obj
     }
   }
   if (datasets.brands) {
-    for (const size of sizes.brands) addCalls(counts, { getBrand: 1, getBrandFragrances: pagesFor(size) });
+    for (const size of sizes.brands)
+      addCalls(counts, { getBrand: 1, getBrandFragrances: pagesFor(size, page.brands) });
   }
   if (datasets.perfumers) addCalls(counts, { getPerfumer: sizes.perfumers });
-  if (datasets.notes) addCalls(counts, { listNotes: pagesFor(sizes.notes), getNote: sizes.notes });
-  if (datasets.accords) addCalls(counts, { listAccords: pagesFor(sizes.accords) });
+  if (datasets.notes)
+    addCalls(counts, { listNotes: pagesFor(sizes.notes, page.notes), getNote: sizes.notes });
+  if (datasets.accords) addCalls(counts, { listAccords: pagesFor(sizes.accords, page.accords) });
   if (datasets.charts) addCalls(counts, { listCharts: 1, getChart: sizes.charts });
   if (datasets.trending) addCalls(counts, { trending: 1 });
   return costOf(counts);
+}
+
+/** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
+const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
+
+/**
+ * Whether a fragrance's similar list and first review page go through one enrich call: the
+ * cost model's rule (src/plan/cost-model.ts enrichPays), only under the calls objective, only
+ * for slug-style ids (enrich takes no other), and only when the previous sync showed both
+ * lists short enough for enrich's cap of 20. `both`: the similar list and the reviews are owed.
+ */
+export function enrichFits(
+  d: DatasetsConfig,
+  id: string,
+  both: boolean,
+  known: FragranceKnown,
+  objective: Objective,
+): boolean {
+  if (!both || !d.similar || d.reviews.mode !== 'all' || !SLUG_ID.test(id)) return false;
+  const need = { profile: false, similar: true, wearing: false, reviewPages: 1, reviewDigest: false };
+  return enrichPays(need, known, objective);
 }

@@ -1,5 +1,6 @@
 import { ENDPOINT_NAMES, ENDPOINTS } from '../domain/endpoints.ts';
 import type { Cost } from './cost-model.ts';
+import type { NightlyRefresh } from './nightly-order.ts';
 import type { Fit, Plan } from './plan.ts';
 
 const TITLES: Record<Plan['kind'], string> = {
@@ -46,10 +47,43 @@ export function formatPlan(plan: Plan): string {
     out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);
   }
   out.push(quotaLine(plan), runLine(plan), dayLine(plan));
+  if (plan.nightly) out.push('', ...nightlyLines(plan.nightly));
   if (plan.daysAtLimit !== null && plan.daysAtLimit > 1) {
     out.push(`at the full daily allowance this takes about ${plan.daysAtLimit} days`);
   }
   return out.join('\n');
+}
+
+/** Names shown per dataset; the rest is counted. */
+const SHOWN = 8;
+
+/** What the nightly refreshes per dataset (in its order) and how stale each dataset stays. */
+function nightlyLines(n: NightlyRefresh): string[] {
+  const out = [
+    'refreshes, in the order the sync pays for them (charted and trending, then age x popularity):',
+  ];
+  if (n.refresh.length === 0) out.push('  nothing is due');
+  for (const r of n.refresh) {
+    const more = r.keys.length > SHOWN ? `, ... (${r.keys.length - SHOWN} more)` : '';
+    out.push(`  ${r.entity} ${r.dataset}: ${r.keys.length} (${r.keys.slice(0, SHOWN).join(', ')}${more})`);
+  }
+  if (n.budgetCents !== null) {
+    const verdict = n.cut ? 'stops it before every due item is refreshed' : 'leaves room for all of it';
+    out.push(`  the cap (${n.budgetCents} cents after the walks, new items and signals) ${verdict}`);
+  }
+  out.push('after it (dataset: items older than their policy, oldest age):');
+  for (const a of n.after) {
+    const oldest =
+      a.oldestAgeHours === null
+        ? '-'
+        : a.oldestAgeHours === Infinity
+          ? 'never fetched'
+          : `${a.oldestAgeHours.toFixed(1)} h`;
+    out.push(
+      `  ${a.entity} ${a.dataset} (max ${a.maxAgeHours} h): ${a.overPolicy} of ${a.items} older, oldest ${oldest}`,
+    );
+  }
+  return out;
 }
 
 function describe(cost: Cost): string {

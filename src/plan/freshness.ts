@@ -110,6 +110,10 @@ export function fullRule(cycleStart: string): DueRule {
   };
 }
 
+/**
+ * `now` is the run's start on the service's clock: the sync judges again once the walks told
+ * it (src/sync/fetch-stage.ts retime); `plan`, sending nothing, passes this machine's now.
+ */
 export function nightlyRule(policy: Config['freshness'], now: Date): DueRule {
   const nowMs = now.getTime();
   const graceMs = policy.graceHours * HOUR_MS;

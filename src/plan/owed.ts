@@ -18,7 +18,7 @@ import type { Dataset } from '../domain/entities.ts';
  * (src/plan/freshness.ts dueRule): a full sync owes what its cycle has not fetched (a new
  * cycle: everything, sized by what earlier runs learnt); a nightly owes what the freshness
  * policy says is due, what a signal of an earlier run left owed (sync_items' fetched time
- * cleared), and the walks, which it reads again each day. New ids the walks will find are
+ * cleared), and the walks, which it reads again on every run. New ids the walks will find are
  * not known before them: a nightly's plan prices the items the warehouse knows.
  */
 export interface OwedWork {
@@ -37,12 +37,13 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
   const rule = dueRule(state, config, now);
   const due = (item: ItemState, ds: Dataset): boolean =>
     rule.owed(item.entity, ds, item.key, item.fetched[ds]);
-  // Walks: read again each new UTC day by a nightly, once per cycle by a full sync.
+  // Walks, as the frontier reads them: a nightly on every run (a walk already done counts
+  // for nothing), a full sync once per cycle and again each new UTC day of its cycle.
   const today = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
-  const walksSince = rule.mode === 'nightly' ? today : state.cycleStart;
-  const since = walksSince === null ? null : Date.parse(walksSince);
-  const fresh = (iso: string | undefined): boolean =>
-    since !== null && iso !== undefined && Date.parse(iso) >= since;
+  const cycleStart = state.cycleStart ?? now.toISOString();
+  const walksSince = rule.mode === 'nightly' ? now.toISOString() : today > cycleStart ? today : cycleStart;
+  const since = Date.parse(walksSince);
+  const fresh = (iso: string | undefined): boolean => iso !== undefined && Date.parse(iso) >= since;
   const walks = new Map<string, WalkState>(state.walks.map((w) => [w.walk, w]));
   const counts: CallCounts = {};
   const unknownWalks: string[] = [];

@@ -2,6 +2,7 @@ import type { Config, Objective } from '../config/index.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
 import { dueRule } from './freshness.ts';
+import { nightlyRefresh, type NightlyRefresh } from './nightly-order.ts';
 import { owedWork } from './owed.ts';
 
 /**
@@ -49,6 +50,8 @@ export interface Plan {
   budget: { maxCentsPerRun: number | null; maxCentsPerDay: number | null; centsToday: number };
   /** Days at the full daily allowance (minus reserve) the plan needs; null when the limit is unknown. */
   daysAtLimit: number | null;
+  /** A nightly's refreshes in the sync's order, cut where its cap stops it, and what stays stale. */
+  nightly: NightlyRefresh | null;
 }
 
 export interface PlanOptions {
@@ -101,7 +104,17 @@ export function buildPlan(
     },
     budget: { maxCentsPerRun, maxCentsPerDay, centsToday },
     daysAtLimit: usable === null || usable === 0 ? null : Math.ceil(cost.quotaUnits / usable),
+    nightly:
+      kind === 'nightly' ? nightlyRefresh(state, config, now, cost.cents, capOf(config, centsToday)) : null,
   };
+}
+
+/** The cents a run may spend: the smaller of the run cap and what the day cap leaves today. */
+function capOf(config: Config, centsToday: number): number | null {
+  const { maxCentsPerRun, maxCentsPerDay } = config.budget;
+  const day = maxCentsPerDay === null ? null : Math.max(0, maxCentsPerDay - centsToday);
+  if (maxCentsPerRun === null) return day;
+  return day === null ? maxCentsPerRun : Math.min(maxCentsPerRun, day);
 }
 
 /** A lower bound that exceeds a cap surely exceeds it; one that fits proves nothing. */

@@ -6,7 +6,7 @@ import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
 import { cancelPrevious, jobsInHand, RunLease } from './lease.ts';
 import { RedisLossNotice } from './redis-loss.ts';
-import type { JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
+import type { Backlog, JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 export interface BullmqDriverOptions {
   connection: Redis;
@@ -58,7 +58,11 @@ export class BullmqDriver implements QueueDriver {
     private readonly loadQueue: Queue,
     private readonly loadWorker: Worker,
     private readonly loadConnection: Redis,
-    private readonly fetchWorker: { settle(): Promise<void>; close(): Promise<void> } | null,
+    private readonly fetchWorker: {
+      running(): number;
+      settle(): Promise<void>;
+      close(): Promise<void>;
+    } | null,
     private readonly run: { lease: RunLease; notice: RedisLossNotice },
   ) {}
 
@@ -213,6 +217,17 @@ export class BullmqDriver implements QueueDriver {
     if (!this.stopped) await this.fetchQueue.removeRateLimitKey();
   }
 
+  /** Fetch jobs waiting in Redis, as last counted (watchPause). */
+  private waiting = 0;
+
+  backlog(): Backlog {
+    return {
+      waiting: this.waiting,
+      running: this.fetchWorker?.running() ?? 0,
+      capacity: this.fetchWorker ? this.opts.concurrency : 0,
+    };
+  }
+
   async counts(): Promise<{ waiting: number; active: number; delayed: number }> {
     const c = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
     return {
@@ -249,6 +264,10 @@ export class BullmqDriver implements QueueDriver {
           void this.opts.onResume?.().catch(() => undefined);
       });
       if (++this.lostChecks % 4 === 0) void this.recoverLost().catch(() => undefined);
+      void this.fetchQueue
+        .getJobCounts('waiting', 'prioritized')
+        .then((c) => (this.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0)))
+        .catch(() => undefined);
     }, 500);
     this.pauseTimer.unref();
   }

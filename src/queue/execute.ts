@@ -14,7 +14,10 @@ export interface ExecuteDeps {
   log: Logger;
   /** A worker's spool (BullMQ mode): told of each request as it leaves and as it is answered. */
   spool?: CallSpool;
-  /** Once aborted, the attempt sends no further request (its run lost its lease). */
+  /**
+   * Once aborted (Halt), the attempt sends no further request and requests on the wire
+   * finish: the run stops at once (in-process driver), or a worker's run lost its lease.
+   */
   halt?: AbortSignal;
 }
 
@@ -44,16 +47,14 @@ export async function execute(
   const jobLog = (): Logger => (child ??= deps.log.child({ job: job.id, kind: job.spec.kind }));
   const ctx: JobContext = {
     // The attempt's own view of the shared client: its requests' ledger rows land in `calls`.
-    client: spool
-      ? deps.client.withCalls(
-          (call) => {
-            calls.push(call);
-            spool.answered(job.runId, call);
-          },
-          (call) => spool.sent(job.runId, call),
-          deps.halt,
-        )
-      : deps.client.withCalls((call) => calls.push(call)),
+    client: deps.client.withCalls(
+      (call) => {
+        calls.push(call);
+        spool?.answered(job.runId, call);
+      },
+      spool && ((call) => spool.sent(job.runId, call)),
+      deps.halt,
+    ),
     settings: deps.settings,
     signal,
     get log() {
@@ -64,10 +65,11 @@ export async function execute(
     const result = await runJob(ctx, job.spec.kind, job.spec.payload);
     return { outcome: { type: 'done', job, result, calls }, action: null };
   } catch (thrown) {
-    // Aborted because the run stops (a refused key, a journal that cannot be written): not a
-    // failure of the item, which stays owed; only the calls it made are reported.
-    if (signal.aborted) {
-      jobLog().debug('job aborted: the run stops');
+    // Halted (the run stops at once: a refused key, a journal that cannot be written; or a
+    // worker's run lost its lease) or aborted: not a failure of the item, which stays owed;
+    // only the calls it made are reported.
+    if (signal.aborted || deps.halt?.aborted) {
+      jobLog().debug('job halted: the run stops');
       return { outcome: { type: 'requeued', job, calls }, action: null };
     }
     // A job stopped part-way keeps what it bought (a review walk's pages): reported with the

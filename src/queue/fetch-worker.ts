@@ -71,6 +71,8 @@ export interface FetchWorkerOptions {
 export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   worker: Worker;
   processed(): number;
+  /** Jobs this worker holds now (taken, not yet given back). */
+  running(): number;
   /**
    * Make sure every report this process made, and what dead processes left in this host's
    * spool folder, is in Redis as it is now (see CallSpool.check).
@@ -84,6 +86,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   abandon(): void;
 }> {
   let processed = 0;
+  let running = 0;
   const notice = opts.notice ?? new RedisLossNotice(opts.log);
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
@@ -193,7 +196,15 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
 
   // BullMQ never closes a connection it was given: this one is ours to close.
   const blocking = opts.connection.duplicate();
-  const worker = new Worker(FETCH_QUEUE, processor, {
+  const counted: typeof processor = async (job, token, signal) => {
+    running++;
+    try {
+      return await processor(job, token, signal);
+    } finally {
+      running--;
+    }
+  };
+  const worker = new Worker(FETCH_QUEUE, counted, {
     connection: blocking,
     prefix: opts.prefix,
     concurrency: opts.concurrency,
@@ -209,6 +220,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   return {
     worker,
     processed: () => processed,
+    running: () => running,
     settle: () => spool.check(true),
     abandon: () => {
       lease.stop();

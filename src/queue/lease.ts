@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { ConfigError, FragsyncError } from '../errors.ts';
+import { Halt } from '../domain/calls.ts';
+import { ConfigError } from '../errors.ts';
 
 /**
  * A run's lease on its queue prefix. The sync process holds it and renews it; a sync killed
@@ -103,6 +104,8 @@ export class RunLease {
   }
 }
 
+const LAPSED = 'the run lease lapsed';
+
 /**
  * What a worker knows of the run lease, read ten times per lease: with no
  * live run the worker takes no jobs (a local pause), and the jobs in hand of a run that no
@@ -112,7 +115,7 @@ export class RunLease {
  */
 export class LeaseWatch {
   private holder: string | null = null;
-  private readonly inHand = new Map<string, { runId: string; ctl: AbortController }>();
+  private readonly inHand = new Map<string, { runId: string; halt: Halt }>();
   private timer: NodeJS.Timeout | null = null;
   private worker: Worker | null = null;
   private idleSaid = false;
@@ -136,11 +139,11 @@ export class LeaseWatch {
     return this.holder;
   }
 
-  track(jobId: string, runId: string): AbortController {
-    const ctl = new AbortController();
-    this.inHand.set(jobId, { runId, ctl });
-    if (this.holder !== runId) this.abort(ctl);
-    return ctl;
+  track(jobId: string, runId: string): Halt {
+    const halt = new Halt();
+    this.inHand.set(jobId, { runId, halt });
+    if (this.holder !== runId) halt.halt(LAPSED);
+    return halt;
   }
 
   untrack(jobId: string): void {
@@ -150,7 +153,7 @@ export class LeaseWatch {
   private async check(): Promise<void> {
     const holder = await leaseHolder(this.opts.connection, this.opts.prefix);
     this.holder = holder;
-    for (const { runId, ctl } of this.inHand.values()) if (runId !== holder) this.abort(ctl);
+    for (const { runId, halt } of this.inHand.values()) if (runId !== holder) halt.halt(LAPSED);
     const w = this.worker;
     if (!w) return;
     if (holder === null && !w.isPaused()) {
@@ -161,11 +164,6 @@ export class LeaseWatch {
       this.idleSaid = false;
       void w.resume();
     }
-  }
-
-  private abort(ctl: AbortController): void {
-    if (!ctl.signal.aborted)
-      ctl.abort(new FragsyncError('INTERNAL', 'the run lease lapsed: job halted', { transient: true }));
   }
 }
 

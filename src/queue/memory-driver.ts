@@ -1,9 +1,8 @@
-import { setMaxListeners } from 'node:events';
-import { StopSending } from '../domain/calls.ts';
+import { Halt } from '../domain/calls.ts';
 import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { Fifo } from './fifo.ts';
-import type { OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
+import type { Backlog, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
 /** The longest delay a Node timer takes (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -36,16 +35,23 @@ export class MemoryDriver implements QueueDriver {
   private priorities: number[] = [];
   private readonly attempts = new Map<string, number>();
   private active = 0;
+  /** Jobs in `queues`. */
+  private waiting = 0;
   private delayed = 0;
   private stopped = false;
   private resuming = false;
   private pauseEnd: Date | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
   private idleWaiters: (() => void)[] = [];
-  private readonly abort = new AbortController();
-  private readonly listenersRaised = setMaxListeners(0, this.abort.signal);
+  /** Stops the jobs' requests when the run stops at once (stop(true)). */
+  private readonly halt = new Halt();
+  private readonly deps: ExecuteDeps;
+  /** Jobs are halted, never aborted: this one is never aborted. */
+  private readonly signal = new AbortController().signal;
 
-  constructor(private readonly opts: MemoryDriverOptions) {}
+  constructor(private readonly opts: MemoryDriverOptions) {
+    this.deps = { ...opts.deps, halt: this.halt.signal };
+  }
 
   /**
    * No set of the ids submitted: the sync's frontier submits a job once per run
@@ -63,9 +69,9 @@ export class MemoryDriver implements QueueDriver {
 
   async stop(abort = false): Promise<void> {
     this.stopped = true;
-    // Requests already on the wire finish (StopSending): cut off, the service may or may not
+    // Requests already on the wire finish (Halted): cut off, the service may or may not
     // have read them, and the journal has ledgered them as sent.
-    if (abort) this.abort.abort(new StopSending());
+    if (abort) this.halt.halt('the run stops');
     if (this.pauseTimer) clearTimeout(this.pauseTimer);
     this.pauseTimer = null;
     this.checkIdle();
@@ -76,9 +82,11 @@ export class MemoryDriver implements QueueDriver {
   }
 
   async counts(): Promise<{ waiting: number; active: number; delayed: number }> {
-    let waiting = 0;
-    for (const q of this.queues.values()) waiting += q.length;
-    return { waiting, active: this.active, delayed: this.delayed };
+    return { waiting: this.waiting, active: this.active, delayed: this.delayed };
+  }
+
+  backlog(): Backlog {
+    return { waiting: this.waiting, running: this.active, capacity: this.opts.concurrency };
   }
 
   async close(): Promise<void> {
@@ -89,18 +97,34 @@ export class MemoryDriver implements QueueDriver {
     const priority = job.spec.priority;
     let q = this.queues.get(priority);
     if (!q) {
+      // A nightly ranks its refreshes over thousands of levels (src/sync/rank.ts): insert in
+      // order, and drop a level once empty (next), so neither costs a pass over all of them.
       q = new Fifo();
       this.queues.set(priority, q);
-      this.priorities = [...this.queues.keys()].sort((a, b) => a - b);
+      let lo = 0;
+      let hi = this.priorities.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((this.priorities[mid] as number) < priority) lo = mid + 1;
+        else hi = mid;
+      }
+      this.priorities.splice(lo, 0, priority);
     }
     if (front) q.unshift(job);
     else q.push(job);
+    this.waiting++;
   }
 
   private next(): QueuedJob | undefined {
-    for (const p of this.priorities) {
+    while (this.priorities.length > 0) {
+      const p = this.priorities[0] as number;
       const job = this.queues.get(p)?.shift();
-      if (job) return job;
+      if (job) {
+        this.waiting--;
+        return job;
+      }
+      this.queues.delete(p);
+      this.priorities.shift();
     }
     return undefined;
   }
@@ -117,16 +141,18 @@ export class MemoryDriver implements QueueDriver {
   }
 
   private async run(job: QueuedJob): Promise<void> {
-    const attempt = (this.attempts.get(job.id) ?? 0) + 1;
-    this.attempts.set(job.id, attempt);
+    // Read once: a queued job's id is a digest computed at each read (LazyQueuedJob).
+    const id = job.id;
+    const attempt = (this.attempts.get(id) ?? 0) + 1;
+    this.attempts.set(id, attempt);
     try {
-      const { outcome, action, next } = await execute(this.opts.deps, job, attempt, this.abort.signal);
+      const { outcome, action, next } = await execute(this.deps, job, attempt, this.signal);
       await this.opts.onOutcome(outcome);
       if (outcome.type === 'stop') {
         this.stopped = true;
       } else if (action?.action === 'pause') {
         // A pause does not count as an attempt: the job goes back to the head of the line.
-        this.attempts.set(job.id, attempt - 1);
+        this.attempts.set(id, attempt - 1);
         this.push(next ?? job, true);
         await this.beginPause(action.until);
       } else if (action?.action === 'retry') {
@@ -137,7 +163,7 @@ export class MemoryDriver implements QueueDriver {
           this.pump();
         }, action.delayMs).unref();
       } else {
-        this.attempts.delete(job.id); // done or failed for good: no attempt follows
+        this.attempts.delete(id); // done or failed for good: no attempt follows
       }
     } finally {
       this.active--;
@@ -187,9 +213,7 @@ export class MemoryDriver implements QueueDriver {
   private isIdle(): boolean {
     if (this.active > 0) return false;
     if (this.stopped) return true;
-    if (this.delayed > 0 || this.pauseEnd !== null) return false;
-    for (const q of this.queues.values()) if (q.length > 0) return false;
-    return true;
+    return this.delayed === 0 && this.pauseEnd === null && this.waiting === 0;
   }
 
   private checkIdle(): void {

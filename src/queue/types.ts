@@ -72,8 +72,8 @@ export interface QueueDriver {
   idle(): Promise<void>;
   /**
    * Stop taking jobs; jobs already running finish and report, or with `abort` (a refused key:
-   * nothing more may be sent with it; a journal that cannot be written) they stop: no further
-   * request leaves, and those already on the wire finish, their answers dropped (StopSending).
+   * nothing more may be sent with it; a journal that cannot be written) they are halted: no
+   * further request leaves, and those already on the wire finish (Halt, domain/calls.ts).
    */
   stop(abort?: boolean): Promise<void>;
   /** Local time until which nothing is sent (quota pause), or null. */
@@ -84,9 +84,21 @@ export interface QueueDriver {
    */
   resume(): Promise<void>;
   counts(): Promise<{ waiting: number; active: number; delayed: number }>;
+  /**
+   * Jobs waiting to start and running in this process, and how many may run here
+   * (queue.concurrency), known without asking anyone (BullMQ: waiting as last counted, within
+   * half a second): read at every request, to say why a request slot is idle (api/occupancy.ts).
+   */
+  backlog?(): Backlog;
   /** Deliver to onOutcome every ledger row still owed before the ledger closes (BullMQ: spools). */
   settle?(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface Backlog {
+  waiting: number;
+  running: number;
+  capacity: number;
 }
 
 export type OutcomeHandler = (outcome: JobOutcome) => Promise<void> | void;

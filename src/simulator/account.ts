@@ -3,9 +3,12 @@
  * and the call ledger.
  *
  * Clock: real time by default. With `daySeconds`, service time runs 86400/daySeconds times
- * faster from a fixed start (2026-01-01T00:00:01Z), so quota resets can be tested in seconds.
- * Instants the client must act on (X-RateLimit-Reset, the 429 message) are REAL times; the
- * Date header shows service time.
+ * faster from a fixed start (2026-01-01T00:00:01Z), so quota resets can be tested in seconds;
+ * instants the client must act on (X-RateLimit-Reset, the 429 message) are then REAL times,
+ * while the Date header shows service time. `advance` moves the service clock forward by
+ * whole days, as days passing would: at real speed the service is then simply a clock ahead
+ * of this machine's, so its reset instants are told on its own clock like its Date header
+ * (a client converts them with the offset the Date header shows).
  */
 import { epochDay } from './prng.ts';
 import type { Ledger, LedgerEntry } from './types.ts';
@@ -37,15 +40,18 @@ export class ServiceClock {
     return this.baseReal + (serviceMs - this.baseService) / this.speed;
   }
 
-  /** Real epoch seconds of the next service midnight (rounded up to whole seconds). */
+  /**
+   * Epoch seconds of the next service midnight (rounded up to whole seconds): on the service's
+   * clock at real speed, the real instant with a compressed clock.
+   */
   resetEpochSeconds(): number {
-    return Math.ceil(this.toRealMs(this.nextMidnightMs()) / 1000);
+    const next = this.nextMidnightMs();
+    return Math.ceil((this.speed === 1 ? next : this.toRealMs(next)) / 1000);
   }
 
-  jumpToNextMidnight(): void {
-    const target = this.nextMidnightMs();
-    this.baseReal = Date.now();
-    this.baseService = target;
+  /** `days` service days pass at once: the clock shows the same time of day, that many days on. */
+  advance(days: number): void {
+    this.baseService += days * DAY_MS;
   }
 }
 

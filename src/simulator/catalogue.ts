@@ -11,6 +11,7 @@ import type { BrandRec, CatalogueData, ChartRec, FragranceRec, NoteRec, Perfumer
 import { fold, mix, mulberry32, shuffle } from './prng.ts';
 import { Lru } from './lru.ts';
 import { AccordMatrix, computeSimilar } from './similar.ts';
+import { ListEpochs } from './similar-lists.ts';
 import type * as T from './types.ts';
 import type { ChangeModel } from './types.ts';
 
@@ -28,6 +29,8 @@ export class Catalogue {
   private cache = new Map<string, unknown>();
   /** Bounded: a full crawl of a 120k catalogue would otherwise keep 6M similar entries. */
   private readonly similarCache = new Lru<number, T.SimilarEntry[]>(4096);
+  /** The change model's similarLists: which day's catalogue a list is computed from. */
+  private readonly lists = new ListEpochs();
   /** Live fragrances sorted by id, kept up to date incrementally: sorting 120k ids is slow. */
   private byId: FragranceRec[];
 
@@ -115,8 +118,12 @@ export class Catalogue {
   }
 
   similar(f: FragranceRec): T.SimilarEntry[] {
-    const matrix = this.cached('matrix', () => new AccordMatrix(this.data));
-    const list = this.similarCache.get(f.idx, () => computeSimilar(this.data, matrix, f, this.brandName));
+    const list = this.similarCache.get(f.idx, () => {
+      const m = this.lists.matrixFor(f, () => this.cached('matrix', () => new AccordMatrix(this.data)));
+      const computed = computeSimilar(this.data, m, f, this.brandName);
+      // A fixed list loses what was discontinued since its day, and takes in nothing.
+      return this.lists.fixed ? computed.filter((e) => this.find(e.id)) : computed;
+    });
     return this.edges.similar(list, f);
   }
 
@@ -259,8 +266,10 @@ export class Catalogue {
 
   /** A day passes on a live catalogue, as the change model says (churn.ts). */
   churn(day: number, model: ChangeModel): DayChanges {
+    this.lists.beforeDay(model.similarLists, this.data);
     this.version++;
     const changes = applyChurn(this, this.ctx, day, model);
+    this.lists.afterDay(changes, this.data, this.version);
     const added = changes.added;
     this.indexNamed();
     const byId = this.byId.filter((f) => !f.removed);

@@ -17,7 +17,10 @@ export const DEFAULT_CHANGE_MODEL: ChangeModel = {
   accordChangeRate: 0.002,
   popularityRate: 0.05,
   newChartChance: 0.5,
+  similarLists: 'fixed',
 };
+
+const SIMILAR_LISTS = ['live', 'fixed'] as const;
 
 const RATES = [
   'releaseRate',
@@ -41,6 +44,10 @@ export function changeModel(base: ChangeModel, patch: Record<string, unknown>): 
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
         return `'newHouses' must be an integer >= 0`;
       out.newHouses = v;
+    } else if (key === 'similarLists') {
+      if (!(SIMILAR_LISTS as readonly unknown[]).includes(v))
+        return `'similarLists' must be one of live, fixed`;
+      out.similarLists = v as ChangeModel['similarLists'];
     } else if ((RATES as readonly string[]).includes(key)) {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1)
         return `'${key}' must be from 0 to 1`;

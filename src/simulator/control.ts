@@ -56,6 +56,8 @@ export async function handleControl(
         return reply(200, ops.ledger());
       case 'GET clock':
         return reply(200, ops.clock());
+      case 'GET in-flight':
+        return reply(200, ops.inFlight());
       case 'POST advance-day': {
         const days = num(body, 'days', 1, true);
         if (days !== undefined && !Number.isInteger(days)) throw new BadControl("'days' must be an integer");

@@ -53,7 +53,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     paid: opts.recordPaid ? [] : null,
   };
   const serviceDate = (): string => isoDate(epochDay(clock.nowMs()));
-  const gauge = { now: 0, peak: 0 };
+  const gauge = { now: 0, peak: 0, requestMs: 0 };
   let model = withPatch(DEFAULT_CHANGE_MODEL, opts.changeModel ?? {});
   let simDay = 0;
 
@@ -63,7 +63,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     truthDigest: () => truthDigest(groundTruth(cat, serviceDate())),
     advanceDay(o: { churn?: boolean; days?: number } = {}) {
       for (let i = 0; i < (o.days ?? 1); i++) {
-        clock.jumpToNextMidnight();
+        clock.advance(1);
         state.account.rollover();
         simDay++;
         if (o.churn !== false) cat.churn(epochDay(clock.nowMs()), model);
@@ -83,6 +83,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     topUp(cents: number) {
       state.account.balanceCents += cents;
     },
+    drainAfter(match: (request: string) => boolean) {
+      state.drainAfter = match;
+    },
     setFaults(f: Partial<typeof state.faults>) {
       state.faults = { ...state.faults, ...f };
     },
@@ -95,7 +98,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       cat.addReviews(f, Math.floor(count), serviceDate());
     },
     inFlight(o: { reset?: boolean } = {}) {
-      const seen = { now: gauge.now, peak: gauge.peak };
+      const seen = { ...gauge };
       if (o.reset) gauge.peak = gauge.now;
       return seen;
     },
@@ -122,7 +125,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (path.startsWith('/v1/')) {
       gauge.now++;
       if (gauge.now > gauge.peak) gauge.peak = gauge.now;
-      res.once('close', () => gauge.now--);
+      const t0 = performance.now();
+      res.once('close', () => {
+        gauge.now--;
+        gauge.requestMs += performance.now() - t0;
+      });
       work = handleV1(state, req, res, path.slice(4), qs);
     } else if (path.startsWith('/_sim/')) work = handleControl(state, ops, req, res, path.slice(6));
     else {

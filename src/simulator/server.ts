@@ -34,6 +34,8 @@ export interface ServerState {
   invalid?: InvalidRecord;
   /** Billed requests, when the simulator records them (SimulatorOptions.recordPaid). */
   paid: string[] | null;
+  /** Set by Simulator.drainAfter: the billed request after which the balance runs out. */
+  drainAfter?: ((request: string) => boolean) | null;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -208,7 +210,12 @@ export async function handleV1(
   }
   account.bill(price);
   ledger.record(template, 200, price);
-  state.paid?.push(`${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`);
+  const line = `${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`;
+  state.paid?.push(line);
+  if (state.drainAfter?.(line)) {
+    account.balanceCents = 0;
+    state.drainAfter = null;
+  }
   const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;
   sendJson(state, res, 200, payload, truncate);
 }

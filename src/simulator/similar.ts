@@ -17,9 +17,15 @@ const IDX_SPACE = 2 ** 24;
 /**
  * The accord vectors of all fragrances in flat typed arrays: walking thousands of candidates
  * through their objects costs a cache miss per field, this does not. Rebuilt per catalogue
- * version (churn adds and removes fragrances).
+ * version (churn adds and removes fragrances). It holds everything a list is computed from
+ * (the fragrances then, their accords, the accord buckets), so a matrix kept from an earlier
+ * day computes that day's lists (the 'fixed' similar lists: similar-lists.ts).
  */
 export class AccordMatrix {
+  /** How many fragrances (live or not) the catalogue had. */
+  readonly count: number;
+  /** The accord buckets then (big catalogues only: a full scan does not read them). */
+  readonly buckets: readonly (readonly number[])[];
   readonly accord: Int16Array;
   readonly strength: Float32Array;
   readonly norm: Float64Array;
@@ -29,6 +35,8 @@ export class AccordMatrix {
 
   constructor(data: CatalogueData) {
     const n = data.fragrances.length;
+    this.count = n;
+    this.buckets = n <= FULL_SCAN_MAX ? [] : data.accordBuckets.map((b) => b.slice());
     this.accord = new Int16Array(n * SLOTS).fill(-1);
     this.strength = new Float32Array(n * SLOTS);
     this.norm = new Float64Array(n);
@@ -56,8 +64,8 @@ export function computeSimilar(
   const visit = ++m.visit;
   m.seen[anchor.idx] = visit;
   const { accord, strength, norm } = m;
-  const fullScan = data.fragrances.length <= FULL_SCAN_MAX;
-  const keys = new Float64Array(fullScan ? data.fragrances.length : 2 * WINDOW);
+  const fullScan = m.count <= FULL_SCAN_MAX;
+  const keys = new Float64Array(fullScan ? m.count : 2 * WINDOW);
   let count = 0;
   const consider = (idx: number): void => {
     let dot = 0;
@@ -71,10 +79,10 @@ export function computeSimilar(
     keys[count++] = (1000 - milli) * IDX_SPACE + idx;
   };
   if (fullScan) {
-    for (let i = 0; i < data.fragrances.length; i++) if (i !== anchor.idx) consider(i);
+    for (let i = 0; i < m.count; i++) if (i !== anchor.idx) consider(i);
   } else {
     for (const a of anchor.accords.slice(0, 2)) {
-      const bucket = data.accordBuckets[a] ?? [];
+      const bucket = m.buckets[a] ?? [];
       // A window of the bucket around the anchor (buckets are in index order, so a binary
       // search finds it): bounded work per request, whatever the catalogue size.
       let lo = 0;

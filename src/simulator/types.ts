@@ -167,7 +167,19 @@ export interface ChangeModel {
   popularityRate: number;
   /** Chance that the day adds a dated chart ("new charts are added over time"). */
   newChartChance: number;
+  /**
+   * How other fragrances' similar lists react to a day's releases and reformulations (the spec
+   * says only "by accord profile"; when a service recomputes them is not shown):
+   * - 'live': computed from the live catalogue at every request, so a release enters the
+   *   lists it scores into (about 45 of them on 1,500 fragrances) the day it appears;
+   * - 'fixed': a list is computed when its fragrance is released or reformulated (or, for
+   *   the catalogue the day starts from, as it stands) and afterwards only loses the entries
+   *   that are discontinued: other lists never take in a release.
+   */
+  similarLists: SimilarLists;
 }
+
+export type SimilarLists = 'live' | 'fixed';
 
 export interface SimulatorOptions {
   /** Catalogue size, default 300. */
@@ -273,6 +285,12 @@ export interface Simulator {
   /** The account's daily allowance changes now (a raise adds its difference to remaining). */
   setLimit(limit: number): void;
   topUp(cents: number): void;
+  /**
+   * The balance runs out right after the next billed request `match` accepts (as
+   * `METHOD /v1/path?query body`): another application spends the rest, so the service
+   * answers 402 from there on, at a point of a run a test chooses. Once; topUp refills.
+   */
+  drainAfter(match: (request: string) => boolean): void;
   setFaults(f: Partial<Faults>): void;
   ledger(): Ledger;
   /** Every billed request as `METHOD /path?query body`, in order (needs recordPaid). */
@@ -284,6 +302,8 @@ export interface Simulator {
   /**
    * /v1 requests being handled right now, and the most there were at once since the last
    * reset (`reset: true` starts counting again): what a client keeps in flight, seen from here.
+   * `requestMs`: the time every /v1 request spent here, summed, since the service started
+   * (over a span of the client's run: its mean requests in flight at the service).
    */
-  inFlight(opts?: { reset?: boolean }): { now: number; peak: number };
+  inFlight(opts?: { reset?: boolean }): { now: number; peak: number; requestMs: number };
 }

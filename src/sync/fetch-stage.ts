@@ -1,9 +1,7 @@
 import type { JobSpec } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
-import { LazyQueuedJob, type JobOutcome, type QueueDriver, type QueuedJob } from '../queue/types.ts';
-import type { StopReason } from '../domain/run.ts';
-import type { LoadItem } from '../domain/items.ts';
+import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
 import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
@@ -11,48 +9,15 @@ import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
 import { takeRemovals } from './list-watch.ts';
 import { SimilarSignals } from './similar-signals.ts';
-import { Gate } from './gate.ts';
+import { Gate, idleReason } from './gate.ts';
+import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
+import { failureKind } from './failure-kind.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
+import { emptyFetchResult, type FetchResult } from './fetch-result.ts';
+import { nightlyRule } from '../plan/freshness.ts';
 
-/** What the fetch stage leaves for the finish stage to judge. */
-export interface FetchResult {
-  /** Why the run stopped early (budget, 402, 401, quota without waiting), if it did. */
-  stop: { reason: StopReason; message: string } | null;
-  /** Jobs that failed after bounded retries with the service unreachable or failing. */
-  transientFailures: number;
-  firstFailure: string | null;
-  /** Jobs that failed for good (another 4xx): recorded in quarantine. */
-  terminalFailures: number;
-  /** Jobs that failed on an error of the program itself (a bug), not of the service. */
-  internalFailures: number;
-  firstInternal: string | null;
-  /**
-   * The latest complete listing of accords and of charts in this run (a re-walk pass replaces
-   * the earlier one), or null when the list was not read: what the warehouse knows beyond a
-   * complete listing left upstream.
-   */
-  listed: { accord: Set<string> | null; chart: Set<string> | null };
-  /** The first failure of the warehouse or the journal (a full disk): the run fails on it. */
-  writeFailure: unknown;
-  /** Stopped by the interrupt signal (SyncDeps.interrupt) before the work was done. */
-  interrupted: boolean;
-}
-
-/** A fetch that has seen no outcome yet. */
-export function emptyFetchResult(): FetchResult {
-  return {
-    stop: null,
-    transientFailures: 0,
-    firstFailure: null,
-    terminalFailures: 0,
-    internalFailures: 0,
-    firstInternal: null,
-    listed: { accord: null, chart: null },
-    writeFailure: null,
-    interrupted: false,
-  };
-}
+export { emptyFetchResult, type FetchResult } from './fetch-result.ts';
 
 /**
  * The fetch stage: submits the owed jobs to a queue driver (either one) and takes every
@@ -62,6 +27,7 @@ export function emptyFetchResult(): FetchResult {
  */
 export class FetchStage {
   private driver: QueueDriver | null = null;
+  private client: FragranceClient | null = null;
   private readonly result = emptyFetchResult();
   private jobsDone = 0;
   private jobsScheduled = 0;
@@ -72,6 +38,10 @@ export class FetchStage {
   private readonly rewalk: ResetRewalk;
   private readonly signals: SimilarSignals;
   private readonly gate: Gate;
+  private readonly admission: Admission;
+  private governor: Governor | undefined;
+  /** The service's clock minus this machine's, as this run's responses told the governor. */
+  private clockOffsetMs = 0;
 
   constructor(
     private readonly run: OpenRun,
@@ -81,7 +51,12 @@ export class FetchStage {
   ) {
     this.rewalk = new ResetRewalk(frontier, run.log);
     this.signals = new SimilarSignals(run, frontier);
-    this.gate = new Gate(run.mode !== 'nightly');
+    this.gate = new Gate(
+      run.mode !== 'nightly',
+      (held) => frontier.rank(held),
+      () => this.retime(),
+    );
+    this.admission = new Admission(run.runId, config.queue.windowJobs);
   }
 
   /**
@@ -89,6 +64,8 @@ export class FetchStage {
    * quota every quota.recheckMs (recheck.ts) and ends early when it was raised.
    */
   driverContext(client: FragranceClient, governor?: Governor): DriverContext {
+    this.client = client;
+    this.governor = governor;
     if (governor) {
       const recheck = new QuotaRecheck({
         governor,
@@ -119,10 +96,7 @@ export class FetchStage {
         // A recheck that found the quota raised ends a pause inside the quota window whose
         // lists this run read already: nothing new to look for yet.
         if (governor && !(await windowReset(governor))) return this.rewalk.sameWindow();
-        const walks = this.rewalk.resumed();
-        if (walks.length === 0) return;
-        this.jobsScheduled += walks.length;
-        await this.driver?.submit(this.queued(walks));
+        await this.submit(this.rewalk.resumed());
       },
     };
   }
@@ -138,6 +112,8 @@ export class FetchStage {
   ): Promise<FetchResult> {
     this.driver = driver;
     await this.signals.open();
+    const meter = this.client?.occupancy;
+    meter?.start(() => idleReason(this.driver, this.gate));
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
     const onInterrupt = () => {
       this.result.interrupted = true;
@@ -150,13 +126,14 @@ export class FetchStage {
       if (interrupt?.aborted) this.result.interrupted = true;
       else {
         await this.pause.atStart();
-        const initial = [...this.gate.pass(this.frontier.initialJobs()), ...this.gate.ended(null)];
-        this.jobsScheduled += initial.length;
-        await driver.submit(this.queued(initial));
+        await this.submit([...this.gate.pass(this.frontier.initialJobs()), ...this.gate.ended(null)]);
         await driver.idle();
       }
+      if (!this.result.writeFailure) this.load.add([], this.signals.settle()); // guesses left: owed
     } finally {
+      this.result.notAdmitted = this.admission.waiting;
       clearInterval(ticker);
+      this.result.occupancy = meter?.stop() ?? null;
       interrupt?.removeEventListener('abort', onInterrupt);
       this.pause.stop();
     }
@@ -203,10 +180,6 @@ export class FetchStage {
     };
   }
 
-  private queued(specs: JobSpec[]): QueuedJob[] {
-    return specs.map((spec) => new LazyQueuedJob(this.run.runId, spec));
-  }
-
   private async onOutcome(o: JobOutcome): Promise<void> {
     const r = this.result;
     try {
@@ -240,7 +213,8 @@ export class FetchStage {
       if (partial) this.load.add([...partial.items, ...o.calls], this.frontier.absorb(partial.progress).keep);
       else this.load.add(o.calls, []);
       if (o.type === 'failed') this.failed(o);
-      if (o.type === 'failed') await this.submit(this.gate.ended(o.job.spec));
+      if (o.type === 'failed') await this.learnClock(o.job.spec);
+      if (o.type === 'failed') await this.submit(this.gate.ended(o.job.spec), o.job);
       else if (o.type === 'stop' && !this.result.stop) {
         this.result.stop = { reason: o.reason, message: o.message };
         this.run.log.warn({ reason: o.reason }, o.message);
@@ -262,17 +236,42 @@ export class FetchStage {
       if (item.kind === 'accord') listed.accord?.add(item.slug);
       if (item.kind === 'chart') listed.chart?.add(item.slug);
     }
-    const items: LoadItem[] = o.result.items;
-    const signalled = await this.signals.owed(gone, items);
-    this.load.add([...items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
+    const signalled = await this.signals.owed(gone, o.result.items);
+    this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
     // What this job made owed passes the gate before the job counts as ended (see Gate).
     const next = this.gate.pass([...this.frontier.follow(o.result.follow), ...jobs, ...signalled]);
-    await this.submit([...next, ...this.gate.ended(o.job.spec)]);
+    await this.learnClock(o.job.spec);
+    await this.submit([...next, ...this.gate.ended(o.job.spec)], o.job);
   }
 
-  private async submit(next: JobSpec[]): Promise<void> {
+  /** As the walks end (the only job in flight then), the offset their responses showed. */
+  private async learnClock(spec: JobSpec): Promise<void> {
+    if (this.governor && this.gate.closesWalks(spec))
+      this.clockOffsetMs = (await this.governor.status()).clockOffsetMs;
+  }
+
+  /**
+   * A nightly's due rule on the service's clock: ages are judged against the run's start as
+   * the service's clock showed it (a day the service passed is a day, whatever this machine's
+   * clock says). Stored fetch times stay this machine's; against a real service the offset is
+   * about 0 and nothing changes.
+   */
+  private retime(): JobSpec[] {
+    const start = new Date(this.run.started.getTime() + this.clockOffsetMs);
+    if (Math.abs(this.clockOffsetMs) >= 60_000)
+      this.run.log.info({ clockOffsetMs: this.clockOffsetMs }, "due refreshes judged on the service's clock");
+    return this.frontier.retime(nightlyRule(this.config.freshness, start), start);
+  }
+
+  /**
+   * Owed jobs reach the driver through the admission window (admission.ts), so neither the
+   * in-process queue nor Redis holds all a large catalogue owes; `ended` makes room.
+   */
+  private async submit(next: JobSpec[], ended?: QueuedJob): Promise<void> {
     this.jobsScheduled += next.length;
-    if (next.length > 0 && !this.halted()) await this.driver?.submit(this.queued(next));
+    if (this.halted()) return;
+    const now = this.admission.add(next, ended);
+    if (now.length > 0) await this.driver?.submit(now);
   }
 
   private failed(o: Extract<JobOutcome, { type: 'failed' }>): void {
@@ -280,12 +279,11 @@ export class FetchStage {
     this.jobsDone++;
     // Requests aborted because the key was refused are not failures of the items.
     if (r.stop?.reason === 'unauthorized') return;
-    if (o.code === 'NETWORK' || o.code === 'API_SERVER_ERROR') {
+    const kind = failureKind(o.code, o.job.spec.kind);
+    if (kind === 'unreachable') {
       r.transientFailures++;
       r.firstFailure ??= o.reason;
-    } else if (o.code === 'INTERNAL') {
-      // Not the service's fault: an exception the program did not expect (error-policy.ts
-      // gives anything that is not a FragsyncError this code). Never retried.
+    } else if (kind === 'internal') {
       r.internalFailures++;
       r.firstInternal ??= o.reason;
     } else r.terminalFailures++;

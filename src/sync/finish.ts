@@ -2,7 +2,7 @@ import type { Config } from '../config/index.ts';
 import type { QueueDriver } from '../queue/types.ts';
 import type { LoadItem } from '../domain/items.ts';
 import type { RunStatus } from '../domain/run.ts';
-import type { FetchResult } from './fetch-stage.ts';
+import type { FetchResult } from './fetch-result.ts';
 import type { Frontier } from './frontier.ts';
 import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
@@ -87,8 +87,15 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     transientFailures: fetched.transientFailures,
     internalFailures: fetched.internalFailures,
     loaded: load.loaded,
-    owedJobs: await driver.counts(),
+    owedJobs: await owedJobs(driver, fetched),
+    inFlight: fetched.occupancy,
   });
+}
+
+/** What the driver still holds, and what the admission window never handed it (still owed). */
+async function owedJobs(driver: QueueDriver, fetched: FetchResult) {
+  const counts = await driver.counts();
+  return { ...counts, waiting: counts.waiting + fetched.notAdmitted };
 }
 
 function statusMessage(status: RunStatus, f: FetchResult): string | null {
@@ -97,6 +104,6 @@ function statusMessage(status: RunStatus, f: FetchResult): string | null {
   if (status === 'interrupted')
     return 'interrupted: the requests in flight finished and everything fetched is loaded; run again to continue';
   if (status === 'failed')
-    return `${f.transientFailures} jobs failed after bounded retries (service unreachable or failing); first: ${f.firstFailure}`;
+    return `${f.transientFailures} jobs failed (service unreachable, failing after bounded retries, or not the Fragrance Data Service); first: ${f.firstFailure}`;
   return null;
 }

@@ -1,20 +1,18 @@
 import { job, PRIORITY, specId, withPass } from '../../jobs/job-id.ts';
-import type { JobMark, JobSpec, ReviewsResume } from '../../jobs/types.ts';
+import type { JobMark, JobSpec } from '../../jobs/types.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
-import type { Objective } from '../config/index.ts';
-import { enrichPays } from '../plan/cost-model.ts';
-import type { Config } from '../config/index.ts';
+import type { Config, Objective } from '../config/index.ts';
 import type { ProgressMark } from '../domain/items.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { fullRule, type DueRule } from '../plan/freshness.ts';
 import { itemKey, KeySets } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
+import { DueRanking } from './rank.ts';
+import { Resumes } from './resume.ts';
+import { owedJobs } from './owed-jobs.ts';
 
 const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
-
-/** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
-const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
 
 /**
  * Fragrance and note list pages are asked for at the largest page size, 50; the service may
@@ -37,10 +35,8 @@ export class Frontier {
   /** pagination.total seen on page 1 of each walk in this cycle. */
   private readonly walkTotals = new Map<string, { total: number; pageSize: number }>();
   /**
-   * Jobs scheduled in this run, per kind: by the item they are for (the key string the
-   * frontier already holds in `known`) or, for walks, by job id. Not a set of job ids: a 120k
-   * catalogue schedules about half a million jobs, and their ids (kind and digest, about
-   * 150 bytes each in V8) were the largest per-item state of the sync's heap.
+   * Jobs scheduled in this run, per kind, by item key (walks: job id). Not job ids: a 120k
+   * catalogue schedules half a million jobs, and their ids were the sync's largest heap state.
    */
   private readonly scheduled = new KeySets();
   /** Nightly: items no run fetched yet (keys per entity); their jobs come first. */
@@ -48,22 +44,29 @@ export class Frontier {
   private readonly listWatch = new ListWatch();
   private readonly stale: ProgressMark[] = [];
   readonly cycleStart: string;
-  readonly due: DueRule;
+  /** The due rule; a nightly's is judged again on the service's clock after the walks (retime). */
+  due: DueRule;
+  private readonly items: SyncState['items'];
+  /** A nightly's order of due refreshes: charted and trending first, then age × popularity. */
+  private readonly ranking: DueRanking;
 
+  /** Signal priority per `entity|key`, for the jobs its profile opens. */
+  private readonly urgent = new Map<string, number>();
   constructor(
     state: SyncState,
-    private readonly datasets: Config['datasets'],
+    readonly datasets: Config['datasets'],
     runStart: Date,
-    private readonly reviewCounts: Map<string, number>,
-    private readonly reviewTotals: Map<string, number>,
-    private readonly objective: Objective = 'cents',
-    private readonly similarCounts: Map<string, number> = new Map(),
-    /** Review reads a stop cut short in this cycle, per fragrance (reviews-resume.ts). */
-    private readonly reviewsResumes: Map<string, ReviewsResume> = new Map(),
+    readonly reviewCounts: Map<string, number>,
+    readonly reviewTotals: Map<string, number>,
+    readonly objective: Objective = 'cents',
+    readonly similarCounts: Map<string, number> = new Map(),
+    readonly resumes: Resumes = new Resumes(), // reads a stop cut short this cycle
     due?: DueRule,
   ) {
     this.cycleStart = state.cycleStart ?? runStart.toISOString();
     this.due = due ?? fullRule(this.cycleStart);
+    this.ranking = new DueRanking(state, datasets, this.due, runStart);
+    this.items = state.items;
     for (const item of state.items) {
       if (item.removed) this.removed.add(item.entity, item.key);
       else this.known.add(item.entity, item.key);
@@ -93,10 +96,9 @@ export class Frontier {
   }
 
   /**
-   * The list walks again, as pass `pass` (2, 3, ... in one run): after a quota reset, a run
-   * that waited through it reads the lists first, before the long tail of the backfill, so
-   * items added upstream meanwhile are found (and fetched, at their usual priority) without
-   * waiting for the backfill to end. Cheap: a 20k catalogue's list is 400 calls.
+   * The list walks again, as pass `pass` (2, 3, ...): after a quota reset, a run that waited
+   * reads the lists before the backfill's long tail, so items added meanwhile are found
+   * without waiting for it to end. Cheap: a 20k catalogue's list is 400 calls.
    */
   rewalk(pass: number): JobSpec[] {
     const d = this.datasets;
@@ -115,7 +117,8 @@ export class Frontier {
     if (d.fragrances)
       jobs.push(...this.walk('fragrances', (page) => job('fragrancesPage', { page }, PRIORITY.walk)));
     if (d.notes) jobs.push(...this.walk('notes', (page) => job('notesPage', { page }, PRIORITY.walk)));
-    if (d.accords && !this.pagesDone.has('accords')) jobs.push(job('accords', {}, PRIORITY.walk));
+    if (d.accords && !this.pagesDone.has('accords'))
+      jobs.push(job('accords', this.resumes.accords(), PRIORITY.walk));
     if (d.charts && !this.pagesDone.has('charts')) jobs.push(job('charts', {}, PRIORITY.walk));
     if (d.trending) jobs.push(job('trending', {}, PRIORITY.walk));
     for (const [entity, keys] of this.known.groups())
@@ -156,6 +159,8 @@ export class Frontier {
           jobs.push(...this.owed('fragrance', mark.key));
         }
       } else {
+        if (mark.entity === 'fragrance' && (mark.source === 'chart' || mark.source === 'trending'))
+          this.ranking.markHot(mark.keys);
         // A known brand gains a member: its catalogue is owed again (brand_fragrances).
         if (newMember !== null && mark.entity === 'brand')
           jobs.push(...this.signalled('brand', mark.keys, 'catalogue', PRIORITY.fresh));
@@ -183,11 +188,10 @@ export class Frontier {
   /**
    * Something cheap said these items changed (a new member of a brand, a similar list naming
    * a removed fragrance, a fragrance missing from the list): `dataset` of each is owed again
-   * whatever its age, ahead of the freshness policy's refreshes. Only a nightly needs it: a
-   * full cycle fetches everything anyway.
+   * whatever its age, ahead of the due refreshes. A full cycle fetches everything anyway.
    */
-  signal(entity: EntityKind, keys: Iterable<string>, dataset: Dataset): JobSpec[] {
-    return this.fresh(this.signalled(entity, keys, dataset));
+  signal(entity: EntityKind, keys: Iterable<string>, ds: Dataset, p: number = PRIORITY.signal): JobSpec[] {
+    return this.fresh(this.signalled(entity, keys, ds, p));
   }
 
   private signalled(entity: EntityKind, keys: Iterable<string>, ds: Dataset, p: number = PRIORITY.signal) {
@@ -195,6 +199,7 @@ export class Frontier {
     const jobs: JobSpec[] = [];
     for (const key of keys) {
       if (!this.known.has(entity, key)) continue;
+      this.urgent.set(`${entity}|${key}`, Math.min(p, this.urgent.get(`${entity}|${key}`) ?? p));
       // Stored as owed (a capped run leaves it to the next one), and owed now at the signal's
       // priority, whether scheduled already (a refresh the gate holds) or not.
       if (this.done.has(`${entity}|${ds}`, key)) this.stale.push({ kind: 'stale', entity, key, dataset: ds });
@@ -227,10 +232,7 @@ export class Frontier {
     return this.known.keys(entity);
   }
 
-  /**
-   * Page 1 learns the total and schedules the rest. When page 1 was read earlier in the
-   * cycle (a resumed backfill), only the pages not yet read are owed.
-   */
+  /** Page 1 learns the total and schedules the rest; after it (a resumed backfill), the pages not read. */
   private walk(name: string, make: (page: number) => JobSpec): JobSpec[] {
     const first = this.walkTotals.get(name);
     if (first === undefined) return [make(1)];
@@ -244,70 +246,50 @@ export class Frontier {
 
   private owed(entity: EntityKind, key: string, signal: number | null = null): JobSpec[] {
     const jobs = this.owedAt(entity, key);
-    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : signal;
-    if (first !== null) for (const j of jobs) j.priority = first;
+    // Charts are read among the signals: what is on them goes first of the due refreshes. A
+    // signal owed before the profile was read keeps its priority for what the profile opens.
+    const chart = entity === 'chart' && this.due.mode === 'nightly' ? PRIORITY.signal : null;
+    const urgent = this.urgent.get(`${entity}|${key}`) ?? null;
+    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : (signal ?? urgent ?? chart);
+    for (const j of jobs) j.priority = first ?? this.ranking.priorityOf(j) ?? j.priority;
     return jobs;
   }
 
-  private owedAt(entity: EntityKind, key: string): JobSpec[] {
-    const d = this.datasets;
-    const need = (ds: Dataset) => !this.done.has(`${entity}|${ds}`, key);
-    switch (entity) {
-      case 'fragrance': {
-        if (d.fragrances && need('profile')) return [job('fragranceProfile', { id: key }, PRIORITY.profile)];
-        const jobs: JobSpec[] = [];
-        const viaEnrich = this.enrichPays(key, need('similar'), need('reviews'));
-        if (viaEnrich) jobs.push(job('fragranceEnrich', { id: key }, PRIORITY.detail));
-        if (d.similar && need('similar') && !viaEnrich)
-          jobs.push(job('fragranceSimilar', { id: key }, PRIORITY.detail));
-        if (d.wearing && need('wearing')) jobs.push(job('fragranceWearing', { id: key }, PRIORITY.detail));
-        if (d.reviews.mode !== 'none' && need('reviews') && !viaEnrich) {
-          const all = d.reviews.mode === 'all';
-          const knownTotal = all ? (this.reviewTotals.get(key) ?? null) : null;
-          const knownCount = all ? (this.reviewCounts.get(key) ?? null) : null;
-          const resume = all ? this.reviewsResumes.get(key) : undefined;
-          const payload = { id: key, knownTotal, knownCount, ...(resume ? { resume } : {}) };
-          jobs.push(job('fragranceReviews', payload, PRIORITY.detail));
-        }
-        if (d.reviewDigest && need('reviewDigest'))
-          jobs.push(job('reviewDigest', { id: key }, PRIORITY.optional));
-        return jobs;
-      }
-      case 'brand': {
-        if (!d.brands) return [];
-        const jobs: JobSpec[] = [];
-        if (need('profile')) jobs.push(job('brand', { slug: key }, PRIORITY.entity));
-        if (need('catalogue')) jobs.push(job('brandCatalogue', { slug: key }, PRIORITY.entity));
-        return jobs;
-      }
-      case 'perfumer':
-        return d.perfumers && need('profile') ? [job('perfumer', { slug: key }, PRIORITY.entity)] : [];
-      case 'note':
-        return d.notes && need('profile') ? [job('note', { slug: key }, PRIORITY.entity)] : [];
-      case 'chart':
-        return d.charts && need('profile') ? [job('chart', { slug: key }, PRIORITY.entity)] : [];
-      case 'accord':
-        return [];
+  /**
+   * A nightly judges ages once the walks have told the service's clock (the gate asks as they
+   * end, before any due refresh is let out; until then its rule owes only what was never
+   * fetched, src/sync/open-run.ts): `due` is the rule at the run's start on that clock, `now`.
+   * Returns what it owes besides; a job already owed stays owed.
+   */
+  retime(due: DueRule, now: Date): JobSpec[] {
+    if (this.due.mode !== 'nightly' || due.mode !== 'nightly') return [];
+    this.due = due;
+    this.ranking.rescore(due, now);
+    const jobs: JobSpec[] = [];
+    for (const item of this.items) {
+      if (this.removed.has(item.entity, item.key)) continue;
+      const now = DATASETS.filter(
+        (ds) =>
+          this.done.has(`${item.entity}|${ds}`, item.key) &&
+          due.owed(item.entity, ds, item.key, item.fetched[ds]),
+      );
+      for (const ds of now) this.done.delete(`${item.entity}|${ds}`, item.key);
+      if (now.length > 0) jobs.push(...this.owed(item.entity, item.key));
     }
-  }
-
-  /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
-  follow(jobs: JobSpec[]): JobSpec[] {
     return this.fresh(jobs);
   }
 
-  /**
-   * The cost model's rule (src/plan/cost-model.ts enrichPays): only under the calls objective,
-   * only for slug-style ids (enrich takes no other), and only when the previous sync showed
-   * both lists short enough for enrich's cap of 20.
-   */
-  private enrichPays(id: string, similar: boolean, reviews: boolean): boolean {
-    const d = this.datasets;
-    if (!similar || !reviews || !d.similar || d.reviews.mode !== 'all' || !SLUG_ID.test(id)) return false;
-    const need = { profile: false, similar: true, wearing: false, reviewPages: 1, reviewDigest: false };
-    const known = { similarCount: this.similarCounts.get(id), reviewTotal: this.reviewTotals.get(id) };
-    return enrichPays(need, known, this.objective);
+  /** Orders the due refreshes the gate holds (src/sync/rank.ts), when the signals are done. */
+  rank(held: JobSpec[]): void {
+    this.ranking.rank(held);
   }
+
+  private owedAt(entity: EntityKind, key: string): JobSpec[] {
+    return owedJobs(entity, key, this, (ds) => !this.done.has(`${entity}|${ds}`, key));
+  }
+
+  /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
+  follow = (jobs: JobSpec[]): JobSpec[] => this.fresh(jobs);
 
   private fresh(jobs: JobSpec[]): JobSpec[] {
     return jobs.filter((j) => {

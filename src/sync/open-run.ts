@@ -6,9 +6,9 @@ import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
-import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
+import { policyRows, type DueRule, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
-import { reviewsResumes } from './reviews-resume.ts';
+import { loadResumes } from './resume.ts';
 import { LoadStage } from './load-stage.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 
@@ -95,10 +95,17 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     state.reviewTotals,
     config.objective,
     state.similarCounts,
-    await reviewsResumes(run.warehouse, state, cycleStart),
-    run.mode === 'nightly' ? nightlyRule(config.freshness, run.started) : undefined,
+    await loadResumes(run.warehouse, state, cycleStart),
+    run.mode === 'nightly' ? untilWalked : undefined,
   );
 }
+
+/**
+ * A nightly's rule until the walks have told the service's clock: only what was never fetched
+ * is owed. The fetch stage then judges every age on that clock (FetchStage retime, with
+ * nightlyRule), so what is due is owed once, by the service's day, never by this machine's.
+ */
+const untilWalked: DueRule = { mode: 'nightly', owed: (_e, _d, _k, fetchedAt) => fetchedAt === undefined };
 
 function requireService(config: Config): asserts config is Config & { baseUrl: string; apiKey: string } {
   if (!config.baseUrl)

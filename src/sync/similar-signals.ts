@@ -1,8 +1,11 @@
+import { PRIORITY } from '../../jobs/job-id.ts';
 import type { JobSpec } from '../../jobs/types.ts';
-import type { LoadItem } from '../domain/items.ts';
+import type { LoadItem, ProgressMark } from '../domain/items.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
 import { AccordWatch } from './accord-watch.ts';
 import type { Frontier } from './frontier.ts';
+import { ReleaseProbe } from './release-probe.ts';
 import type { OpenRun } from './types.ts';
 
 /**
@@ -11,22 +14,45 @@ import type { OpenRun } from './types.ts';
  * kept in memory: 120k lists of 50 would be six million pairs).
  */
 
+/** Stored pairs the estimate's error is measured on: enough for its tails, a few ms to read. */
+const CALIBRATION_PAIRS = 20_000;
+/** Fewer measured pairs than this say nothing of the tails: every list is a guess. */
+const CALIBRATION_MIN = 50;
+
 /**
  * Similar lists a nightly owes again whatever their age: those that named a fragrance now
  * removed or reformulated (its accords changed: accord-watch.ts), the reformulated one's
- * own, and the lists a new or reformulated fragrance most likely entered (listsNear).
+ * own, and, when the service recomputes lists on a release (release-probe.ts finds out), the
+ * lists a new or reformulated fragrance most likely entered (listsNear).
  */
 export class SimilarSignals {
   /** Nightly: the stored accords, to see a reformulation in the day's profiles. */
   private accords: AccordWatch | null = null;
+  /** How far above the estimate the service's score may be (similar-error.sql). */
+  private margin = 1;
+  /** Releases and reformulations seen in this run. */
+  private readonly movers = new Set<string>();
+  readonly probe = new ReleaseProbe();
 
   constructor(
     private readonly run: OpenRun,
-    private readonly frontier: Pick<Frontier, 'isNew' | 'signal'>,
+    private readonly frontier: Pick<Frontier, 'isNew' | 'signal' | 'takeStale'>,
   ) {}
 
   async open(): Promise<void> {
-    if (this.run.mode === 'nightly') this.accords = await AccordWatch.load(this.run.warehouse);
+    if (this.run.mode !== 'nightly') return;
+    this.accords = await AccordWatch.load(this.run.warehouse);
+    const [e] = await this.run.warehouse.query<{ pairs: number; low: number; high: number }>(
+      sqlFile('signals/similar-error.sql'),
+      [CALIBRATION_PAIRS],
+    );
+    if (!e || e.pairs < CALIBRATION_MIN) return;
+    // Widened by half the spread between the tails: the sample's extremes are not the population's.
+    this.margin = Math.max(0, e.high + (e.high - e.low) / 2);
+    this.run.log.debug(
+      { pairs: e.pairs, low: e.low, high: e.high, margin: this.margin },
+      'similar estimate error',
+    );
   }
 
   /** The similar-list jobs one job's results make owed (`removed`: fragrances it found gone). */
@@ -34,16 +60,63 @@ export class SimilarSignals {
     if (this.run.mode !== 'nightly') return [];
     const named = [...removed];
     const stale: string[] = [];
+    const probes: string[] = [];
     for (const item of items) {
+      if (item.kind === 'similar') {
+        // A reformulated anchor's list is computed again on any reading: it proves nothing.
+        if (this.movers.has(item.fragranceId)) this.probe.listFailed(item.fragranceId);
+        else stale.push(...this.probe.listRead(item.fragranceId, item.ids));
+        if (this.movers.has(item.fragranceId)) {
+          const sure = await this.sure(item.fragranceId, item.ids, item.scores);
+          const next = this.probe.ownList(item.fragranceId, sure);
+          probes.push(...next.probes);
+          stale.push(...next.owe);
+        }
+      }
       if (item.kind !== 'fragrance') continue;
       const reshaped = this.accords?.changed(item.id, item.accords) ?? false;
       if (reshaped) named.push(item.id);
       if (reshaped) stale.push(item.id);
-      if (reshaped || this.frontier.isNew('fragrance', item.id))
-        stale.push(...(await listsNear(this.run.warehouse, item.id, item.accords)));
+      if (!reshaped && !this.frontier.isNew('fragrance', item.id)) continue;
+      this.movers.add(item.id);
+      const near = await listsNear(this.run.warehouse, item.id, item.accords, this.margin);
+      stale.push(...this.probe.guessed(item.id, near));
     }
     stale.push(...(await listsNaming(this.run.warehouse, named)));
-    return stale.length === 0 ? [] : this.frontier.signal('fragrance', stale, 'similar');
+    return [
+      // The probes go with the new items: the verdict should come before the guesses are due.
+      ...(probes.length === 0 ? [] : this.frontier.signal('fragrance', probes, 'similar', PRIORITY.fresh)),
+      ...(stale.length === 0 ? [] : this.frontier.signal('fragrance', stale, 'similar')),
+    ];
+  }
+
+  /**
+   * The run ends: guesses still waiting for a verdict are owed (stored stale, not bought now),
+   * so the next run or a plan counts them. Returns the marks to store.
+   */
+  settle(): ProgressMark[] {
+    const held = this.probe.takeHeld();
+    if (held.length === 0) return [];
+    // The jobs are not submitted: the run is over. The marks say the lists are owed.
+    this.frontier.signal('fragrance', held, 'similar');
+    return this.frontier.takeStale();
+  }
+
+  /**
+   * Entries of a mover's own list that would have entered their own stored list on the live
+   * reading (its score there above the list's lowest, the list not naming it yet), surest first.
+   */
+  private async sure(mover: string, ids: readonly string[], scores: readonly number[]): Promise<string[]> {
+    const rows = await this.run.warehouse.query<{ id: string; lowest: number }>(
+      sqlFile('signals/lists-lowest.sql'),
+      [mover, JSON.stringify(ids)],
+    );
+    const lowest = new Map(rows.map((r) => [r.id, Number(r.lowest)]));
+    return ids
+      .map((id, i) => ({ id, gap: (scores[i] ?? 0) - (lowest.get(id) ?? Number.POSITIVE_INFINITY) }))
+      .filter((e) => e.gap > 0 && !this.movers.has(e.id) && !this.frontier.isNew('fragrance', e.id))
+      .sort((a, b) => b.gap - a.gap)
+      .map((e) => e.id);
   }
 }
 
@@ -60,37 +133,25 @@ export async function listsNaming(warehouse: WarehouseHandle, removed: string[])
 }
 
 /**
- * Lists a new or reformulated fragrance most likely entered. Similarity is accord-based (the
- * spec: 1.0 is an identical accord profile), so its score against each stored fragrance is
- * estimated as the cosine of the two accord-strength vectors, from fragrance_accords; a list
- * whose lowest stored score is not above that estimate has most likely gained it. The
- * newcomer's own list does not tell: a list is cut at its anchor's length, so A may enter
- * B's list while B is beyond the end of A's. A guess, used only to owe lists sooner: a wrong
- * one costs a list read that changed nothing (2 cents) or leaves a list to the weekly
- * refresh (freshness.similarMaxAgeHours), and never removes or writes anything by itself.
+ * Lists a new or reformulated fragrance most likely entered (lists-near.sql): its estimated
+ * score against each stored fragrance (the cosine of the accord vectors) reaches that list's
+ * lowest less `margin`, the estimate's observed error. The newcomer's own list does not tell
+ * them all: a list is cut at its anchor's length, so A may enter B's list while B is beyond
+ * the end of A's. A guess: a wrong one costs a list read that changed nothing (2 cents) or
+ * leaves a list to the weekly refresh (freshness.similarMaxAgeHours).
  */
 export async function listsNear(
   warehouse: WarehouseHandle,
   id: string,
   accords: readonly { name: string; strength: number }[],
+  margin: number,
 ): Promise<string[]> {
-  const norm = Math.sqrt(accords.reduce((s, a) => s + a.strength * a.strength, 0));
-  if (accords.length === 0 || norm === 0) return [];
-  const values = accords.map((_, i) => `($${2 * i + 2}, $${2 * i + 3}::DOUBLE)`).join(', ');
-  const rows = await warehouse.query<{ id: string }>(
-    `WITH n(accord, strength) AS (VALUES ${values}),
-     dots AS (
-       SELECT a.fragrance_id, sum(a.strength * n.strength) AS dot
-       FROM fragrance_accords a JOIN n USING (accord) WHERE a.fragrance_id <> $1 GROUP BY 1),
-     norms AS (
-       SELECT fragrance_id, sqrt(sum(strength * strength)) AS norm FROM fragrance_accords
-       WHERE fragrance_id IN (SELECT fragrance_id FROM dots) GROUP BY 1),
-     lists AS (
-       SELECT fragrance_id, min(similarity_score) AS lowest FROM similar_fragrances
-       WHERE fragrance_id IN (SELECT fragrance_id FROM dots) GROUP BY 1)
-     SELECT d.fragrance_id AS id FROM dots d JOIN norms USING (fragrance_id) JOIN lists USING (fragrance_id)
-     WHERE d.dot / (norms.norm * ${norm}) >= lists.lowest - 0.001`,
-    [id, ...accords.flatMap((a) => [a.name, a.strength])],
-  );
+  if (!accords.some((a) => a.strength !== 0)) return [];
+  const rows = await warehouse.query<{ id: string }>(sqlFile('signals/lists-near.sql'), [
+    id,
+    JSON.stringify(accords.map((a) => ({ name: a.name, strength: a.strength }))),
+    // Float noise on an exact match of the service's formula is not a margin.
+    margin + 1e-9,
+  ]);
   return rows.map((r) => r.id);
 }

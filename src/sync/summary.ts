@@ -1,5 +1,7 @@
+import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { Config } from '../config/index.ts';
-import { costOf, minimumCost, type Cost } from '../plan/cost-model.ts';
+import { costOf, minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
+import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import { owedWork } from '../plan/owed.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
@@ -62,6 +64,12 @@ export interface SyncSummary {
    * only their first pages are counted.
    */
   owed: { calls: number; cents: number; lowerBound: boolean } | null;
+  /**
+   * Requests in flight over the fetch (time-weighted) against http.concurrency, and why slots
+   * were idle (api/occupancy.ts): how well the service's latency was hidden, whatever the
+   * machine's speed. Null when not measured.
+   */
+  inFlight: OccupancyFigures | null;
 }
 
 export interface SummaryInput {
@@ -78,6 +86,7 @@ export interface SummaryInput {
   owedJobs: { waiting: number; active: number; delayed: number };
   /** Default 'full'. */
   mode?: SummaryMode;
+  inFlight?: OccupancyFigures | null;
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
@@ -141,6 +150,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     },
     owedJobs: input.owedJobs,
     owed,
+    inFlight: input.inFlight ?? null,
     quarantined: await quarantinedInRun(wh, input.runId),
     flagged: await flaggedInRun(wh, input.runId),
   };
@@ -164,11 +174,32 @@ async function catalogueMinimum(wh: WarehouseHandle, config: Config): Promise<Co
       notes: await count('SELECT count(*)::INTEGER AS n FROM notes'),
       accords: await count('SELECT count(*)::INTEGER AS n FROM accords'),
       charts: await count('SELECT count(*)::INTEGER AS n FROM charts'),
+      pageSizes: await servicePageSizes(wh),
     },
     config.datasets,
     config.objective,
   );
 }
+
+/**
+ * The page sizes the service used, from the walk marks, where it served fewer than asked (a
+ * legal reading: `pagination.limit` is the size used). Review walks keep no mark once read, so
+ * a service that cut the list pages is taken to cut review pages alike.
+ */
+async function servicePageSizes(wh: WarehouseHandle): Promise<Partial<Record<PagedWalk, number>>> {
+  const rows = await wh.query<{ kind: string; size: number }>(
+    `SELECT CASE WHEN walk LIKE 'brand:%' THEN 'brands' ELSE regexp_extract(walk, '^[a-z]+') END AS kind,
+            min(page_size)::INTEGER AS size
+     FROM sync_walks WHERE page_size IS NOT NULL AND page_size < ${MAX_PAGE_SIZE.listFragrances} GROUP BY 1`,
+  );
+  const sizes: Partial<Record<PagedWalk, number>> = {};
+  for (const r of rows) if (PAGED.includes(r.kind as PagedWalk)) sizes[r.kind as PagedWalk] = Number(r.size);
+  const smallest = Math.min(...Object.values(sizes));
+  if (sizes.reviews === undefined && Number.isFinite(smallest)) sizes.reviews = smallest;
+  return sizes;
+}
+
+const PAGED: PagedWalk[] = ['fragrances', 'reviews', 'brands', 'notes', 'accords'];
 
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];

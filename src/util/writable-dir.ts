@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
 
@@ -83,14 +83,27 @@ function walkUp(
   }
 }
 
-/** Why no file can be created in `dir` (tried for real, then removed), or null if one can. */
+/**
+ * Why no file can be created and written in `dir` (tried for real, then removed), or null if
+ * one can. One byte is written: on a full disk (ENOSPC) or past a file-size limit (EFBIG) an
+ * empty file is still created, and the first write the program makes there would fail with
+ * an error naming no path.
+ */
 function probeError(dir: string): string | null {
   const probe = join(dir, `.fragsync-probe-${process.pid}-${randomUUID().slice(0, 8)}`);
+  let fd: number;
   try {
-    closeSync(openSync(probe, 'wx'));
+    fd = openSync(probe, 'wx');
   } catch (err) {
     return errno(err);
   }
-  rmSync(probe, { force: true });
-  return null;
+  try {
+    writeSync(fd, 'x');
+    return null;
+  } catch (err) {
+    return errno(err);
+  } finally {
+    closeSync(fd);
+    rmSync(probe, { force: true });
+  }
 }

@@ -148,8 +148,20 @@ export function readJournal(path: string): LoadBatch[] {
   const byRun = new Map<string, LoadBatch>();
   let last: LoadBatch | null = null;
   const bad: string[] = [];
+  const batchOf = (runId: string): LoadBatch => {
+    let batch = byRun.get(runId);
+    if (!batch) byRun.set(runId, (batch = { runId, items: [], progress: [] }));
+    return batch;
+  };
   lines.forEach((line, i) => {
     if (line.length === 0) return;
+    // A request's line, about half of all lines: nothing in it is loaded (recovery reads it,
+    // sent-calls.ts), so it is not parsed, only its run noted.
+    const runId = sentOnlyRun(line);
+    if (runId !== null) {
+      last = batchOf(runId);
+      return;
+    }
     let entry: LoadEntry;
     try {
       entry = JSON.parse(line) as LoadEntry;
@@ -157,8 +169,7 @@ export function readJournal(path: string): LoadBatch[] {
       if (i < lines.length - 1) bad.push(line); // the last line has no newline: cut by a crash
       return;
     }
-    let batch = byRun.get(entry.runId);
-    if (!batch) byRun.set(entry.runId, (batch = { runId: entry.runId, items: [], progress: [] }));
+    const batch = batchOf(entry.runId);
     for (const item of entry.items) batch.items.push(item);
     for (const mark of entry.progress) batch.progress.push(mark);
     last = batch;
@@ -176,4 +187,20 @@ export function readJournal(path: string): LoadBatch[] {
       });
   }
   return batches;
+}
+
+const RUN_OPEN = '{"runId":"';
+const SENT_ONLY = '","items":[],"progress":[],"sent":[';
+
+/**
+ * The run id of a line that only records requests sent (LoadStage's request lines, written as
+ * `{"runId":…,"items":[],"progress":[],"sent":[…]}`), or null for any other line. A run id
+ * with an escaped quote, or a line cut short, is not recognised here and is parsed instead.
+ */
+export function sentOnlyRun(line: string): string | null {
+  if (!line.startsWith(RUN_OPEN) || !line.endsWith(']}')) return null;
+  const end = line.indexOf('"', RUN_OPEN.length);
+  if (end < 0 || !line.startsWith(SENT_ONLY, end)) return null;
+  const runId = line.slice(RUN_OPEN.length, end);
+  return runId.includes('\\') ? null : runId;
 }

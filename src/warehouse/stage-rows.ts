@@ -1,3 +1,4 @@
+import { epochDay } from '../util/calendar-day.ts';
 import { sha1Hex } from '../util/sha1.ts';
 import type { Cell } from './db.ts';
 import type { LoadBatch, LoadItem, ProgressMark } from '../domain/items.ts';
@@ -5,6 +6,9 @@ import { STAGING, STAGING_TABLES, StagedColumns, type StagingTable } from './sta
 import { checkItem } from './validate.ts';
 
 export type StagedRows = Record<StagingTable, StagedColumns>;
+
+/** The note pyramid's layers, in the order the merge maps their staged index back (0, 1, 2). */
+const LAYERS = ['top', 'middle', 'base'] as const;
 
 const DATASETS = new Set(['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue']);
 
@@ -48,8 +52,10 @@ export function stageBatch(batch: LoadBatch): StagedRows {
       out.stg_mark_discovered.add(seq, mark.entity, mark.key, mark.source);
     }
   });
-  for (const w of walks.values())
-    out.stg_mark_walk.add(w.seq, w.walk, w.page, w.total, w.done, w.pageSize ?? null);
+  for (const w of walks.values()) {
+    const kept = w.kept ? JSON.stringify(w.kept) : null;
+    out.stg_mark_walk.add(w.seq, w.walk, w.page, w.total, w.done, w.pageSize ?? null, kept);
+  }
   return out;
 }
 
@@ -151,9 +157,10 @@ function stageItem(
         f.year,
         f.score,
       );
-      for (const layer of ['top', 'middle', 'base'] as const) {
-        f.notes[layer].forEach((note, i) => out.stg_fragrance_note.add(seq, layer, i, note));
-      }
+      // Staged as the layer's index: the merge names it (sql/merge/02_fragrances.sql).
+      LAYERS.forEach((layer, l) =>
+        f.notes[layer].forEach((note, i) => out.stg_fragrance_note.add(seq, l, i, note)),
+      );
       f.accords.forEach((a, i) => out.stg_fragrance_accord.add(seq, i, a.name, a.strength));
       return;
     }
@@ -197,7 +204,7 @@ function stageItem(
         item.dates.length,
       );
       for (let i = 0; i < item.dates.length; i++)
-        out.stg_review.add(seq, item.dates[i]!, item.ratings[i]!, item.texts[i] ?? null);
+        out.stg_review.add(seq, epochDay(item.dates[i]!), item.ratings[i]!, item.texts[i] ?? null);
       return;
     case 'brand':
       out.stg_brand.add(seq, item.slug, item.name, item.country, item.description);

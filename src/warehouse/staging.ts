@@ -22,9 +22,10 @@ export const STAGING = {
     year: 'INTEGER',
     score: 'DOUBLE',
   },
+  // The layer as its index in LAYERS (stage-rows.ts): three words, a string each per note.
   stg_fragrance_note: {
     seq: 'INTEGER',
-    layer: 'VARCHAR',
+    layer: 'INTEGER',
     position: 'INTEGER',
     note: 'VARCHAR',
   },
@@ -70,9 +71,10 @@ export const STAGING = {
   },
   stg_reviews_replace: { seq: 'INTEGER', fragrance_id: 'VARCHAR', total: 'INTEGER', n: 'INTEGER' },
   stg_reviews_prepend: { seq: 'INTEGER', fragrance_id: 'VARCHAR', total: 'INTEGER', n: 'INTEGER' },
+  // The day as days since 1970-01-01 (a number: no native call per review, no cast from text).
   stg_review: {
     seq: 'INTEGER',
-    date: 'VARCHAR',
+    day: 'INTEGER',
     rating: 'DOUBLE',
     text: 'VARCHAR',
   },
@@ -140,6 +142,7 @@ export const STAGING = {
     total: 'INTEGER',
     done: 'BOOLEAN',
     page_size: 'INTEGER',
+    kept_pages: 'VARCHAR',
   },
   stg_mark_discovered: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', source: 'VARCHAR' },
 } as const satisfies Record<string, Record<string, ColumnType>>;

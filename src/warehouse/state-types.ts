@@ -37,6 +37,8 @@ export interface WalkState {
    */
   pageSize?: number | null;
   done: boolean;
+  /** A stopped walk's pages (ProgressMark `kept`), while it is not done; else absent. */
+  kept?: (unknown[] | null)[] | null;
   /** ISO time of the last page read. */
   at: string;
 }
@@ -54,6 +56,13 @@ export interface SyncState {
   similarCounts: Map<string, number>;
   /** Catalogue sizes per brand slug (rows in brand_fragrances). */
   brandCatalogueSizes: Map<string, number>;
+  /**
+   * Fragrances on the latest stored snapshot of each chart: the nightly refreshes them before
+   * other due items (src/plan/priority.ts). Optional: hand-made states of older tests lack it.
+   */
+  charted?: Set<string>;
+  /** Live fragrances each perfumer and note covers, keyed `perfumer|<slug>`, `note|<slug>`. */
+  members?: Map<string, number>;
 }
 
 /** What a warehouse that never synced knows: nothing, and no cycle open. */
@@ -66,5 +75,7 @@ export function emptySyncState(): SyncState {
     reviewTotals: new Map(),
     similarCounts: new Map(),
     brandCatalogueSizes: new Map(),
+    charted: new Set(),
+    members: new Map(),
   };
 }

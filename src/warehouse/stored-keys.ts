@@ -38,25 +38,40 @@ const REPLACED: readonly {
  * warehouse opens, then every key a committed batch staged is added (rows only ever reach
  * these tables through those staging tables). Removals never shrink it: a superset only
  * costs a DELETE that finds nothing.
+ *
+ * One map per key column, from the key to a bit per table, not a set per table: a 120k
+ * catalogue puts each fragrance id in eight of these tables, and eight sets held about a
+ * million entries and as many copies of the id strings in the loader's heap (the growth of
+ * its old generation with the catalogue, session 8 in docs/benchmarks.md).
  */
 export class StoredKeys {
-  private constructor(private readonly keys: Map<string, Set<string>>) {}
+  /** Per key column, key to the bits (1 << index in REPLACED) of the tables it may have rows in. */
+  private readonly keys = new Map<string, Map<string, number>>();
+
+  private constructor() {
+    for (const r of REPLACED) if (!this.keys.has(r.key)) this.keys.set(r.key, new Map());
+  }
 
   static async read(c: DuckDBConnection): Promise<StoredKeys> {
-    const keys = new Map<string, Set<string>>();
-    for (const r of REPLACED) {
+    const stored = new StoredKeys();
+    for (const [i, r] of REPLACED.entries()) {
       const found = await rows<{ k: string }>(c, `SELECT DISTINCT ${r.key} AS k FROM ${r.table}`);
-      keys.set(r.table, new Set(found.map((x) => x.k)));
+      stored.add(
+        r.key,
+        1 << i,
+        found.map((x) => x.k),
+      );
     }
-    return new StoredKeys(keys);
+    return stored;
   }
 
   /** The replace-DELETEs of this batch that certainly delete nothing. */
   skippable(staged: StagedRows): (st: MergeStatement) => boolean {
     const skip = new Set<string>();
-    for (const r of REPLACED) {
-      const have = this.keys.get(r.table);
-      if (have && !staged[r.staging].cols[1]!.some((k) => have.has(k as string)))
+    for (const [i, r] of REPLACED.entries()) {
+      const have = this.keys.get(r.key)!;
+      const bit = 1 << i;
+      if (!staged[r.staging].cols[1]!.some((k) => ((have.get(k as string) ?? 0) & bit) !== 0))
         skip.add(`${r.table}<${r.via}`);
     }
     return (st) => st.verb === 'deletes' && st.reads.length === 1 && skip.has(`${st.table}<${st.reads[0]}`);
@@ -64,9 +79,12 @@ export class StoredKeys {
 
   /** After a commit: the batch's keys may now have rows. */
   record(staged: StagedRows): void {
-    for (const r of REPLACED) {
-      const have = this.keys.get(r.table);
-      if (have) for (const k of staged[r.rowsFrom ?? r.staging].cols[1]!) have.add(k as string);
-    }
+    for (const [i, r] of REPLACED.entries())
+      this.add(r.key, 1 << i, staged[r.rowsFrom ?? r.staging].cols[1]! as string[]);
+  }
+
+  private add(column: string, bit: number, keys: readonly string[]): void {
+    const have = this.keys.get(column)!;
+    for (const k of keys) have.set(k, (have.get(k) ?? 0) | bit);
   }
 }

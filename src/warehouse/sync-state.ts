@@ -41,8 +41,13 @@ export async function readSyncState(db: Db): Promise<SyncState> {
       removed: r.removed === true,
     };
   });
-  const walks = await db.all<WalkState>(
-    `SELECT walk, page, total, done, ${ISO('"at"')} AS "at", page_size AS "pageSize" FROM sync_walks ORDER BY walk`,
+  const walks = (
+    await db.all<WalkState & { keptPages: string | null }>(
+      `SELECT walk, page, total, done, ${ISO('"at"')} AS "at", page_size AS "pageSize",
+         CASE WHEN NOT done THEN kept_pages END AS "keptPages" FROM sync_walks ORDER BY walk`,
+    )
+  ).map(({ keptPages, ...w }) =>
+    keptPages === null ? w : { ...w, kept: JSON.parse(keptPages) as WalkState['kept'] },
   );
   const pairs = (sql: string) =>
     db.all<{ k: string; n: number }>(sql).then((rs) => new Map(rs.map((r) => [r.k, Number(r.n)])));
@@ -58,5 +63,7 @@ export async function readSyncState(db: Db): Promise<SyncState> {
     brandCatalogueSizes: await pairs(
       'SELECT brand_slug AS k, count(*)::INTEGER AS n FROM brand_fragrances GROUP BY brand_slug',
     ),
+    charted: new Set((await db.all<{ id: string }>(sqlFile('charted.sql'))).map((r) => r.id)),
+    members: await pairs(sqlFile('members.sql')),
   };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
 import { CALL_ID_HEADER } from '../../src/api/sent-headers.ts';
-import type { ApiCallItem, SentCall } from '../../src/domain/calls.ts';
+import { Halt, Halted, type ApiCallItem, type SentCall } from '../../src/domain/calls.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { startRawServer } from './helpers.ts';
 
@@ -83,4 +83,33 @@ test('without onSent, requests carry no call id header', async () => {
   await pending;
   await c.close();
   expect(seenIds).toEqual(['undefined']);
+});
+
+test('a halt lets a request on the wire be answered and ledgered, and sends nothing more; an abort cuts it off', async () => {
+  answerNext = [];
+  const sent: SentCall[] = [];
+  const calls: ApiCallItem[] = [];
+  const halt = new Halt();
+  const base = client(server.url, sent, calls);
+  const c = base.withCalls((x) => calls.push(x), undefined, halt.signal);
+  const onWire = c.getSimilar('finishes', { limit: 50 });
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  halt.halt('the run stops');
+  answerNext.shift()!();
+  // The answer came back to its caller and is ledgered as answered.
+  expect((await onWire).data.id).toBe('x');
+  expect(calls.map((x) => x.status)).toEqual([200]);
+  // Halted before it leaves: never sent.
+  await expect(c.getSimilar('never', { limit: 50 })).rejects.toBeInstanceOf(Halted);
+  expect(sent).toHaveLength(1);
+
+  const cut = new AbortController();
+  const cutOff = base.getSimilar('cut', { limit: 50 }, cut.signal).catch((e: unknown) => e);
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  cut.abort(new Error('run stops'));
+  expect(await cutOff).toMatchObject({ message: 'run stops' });
+  answerNext.shift()!();
+  await base.close();
+  expect(sent).toHaveLength(2);
+  expect(calls.map((x) => x.status)).toEqual([200, 0]); // cut off: no answer
 });

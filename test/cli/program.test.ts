@@ -6,6 +6,8 @@ import { EXIT, EXIT_MEANING } from '../../src/cli/exit-codes.ts';
 import { parseCommandLine } from '../../src/cli/program.ts';
 import { COMMANDS } from '../../src/cli/registry.ts';
 import { bindingOf } from '../../src/config/index.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { closedPort, fragsync, said } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -192,6 +194,33 @@ describe('connection errors', () => {
         ),
       ),
     ]);
+  });
+});
+
+describe('a base URL that is not the service', () => {
+  it('lists answered 404 (a base URL ending in /v1): one line, exit 7, and no completed full sync of nothing', async () => {
+    const sim = await startSimulator({ fragrances: 20 });
+    const dbPath = join(dir.path, 'wrong-prefix.duckdb');
+    try {
+      const r = await fragsync(['sync', '--base-url', `${sim.url}/v1`, '--db', dbPath], {
+        FRAGSYNC_API_KEY: 'sim-key',
+      });
+      // Before: exit 8, 'completed', cost ratio 0.000 and the four lists in quarantine.
+      expect(r.code, r.stderr).toBe(EXIT.apiUnavailable);
+      expect(said(r).filter((l) => !/^\d{4}-\d\d-\d\dT/.test(l))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^fragsync sync: cannot reach the Fragrance Data Service at ${sim.url.replace(/\./g, '\\.')}/v1: check --base-url .*first: NOT_FOUND: GET /v1/`,
+          ),
+        ),
+      ]);
+      const wh = await Warehouse.open(dbPath, { readOnly: true });
+      const runs = await wh.query<{ status: string }>('SELECT status FROM sync_runs');
+      await wh.close();
+      expect(runs.map((x) => x.status)).toEqual(['failed']);
+    } finally {
+      await sim.close();
+    }
   });
 });
 

@@ -152,6 +152,19 @@ describe.each<[InvalidRecordKind, RegExp]>([
     const all = jsonl((await fragsync(['quarantine', '--db', db, '--json', '--all'])).stdout);
     expect(all).toHaveLength(2);
   });
+
+  it('a later sync that fetches the record again, still invalid: exit 8, and still one open row, now its own', async () => {
+    const r = await fragsync(['sync', '--base-url', sim.url, '--db', db, '--full'], KEY);
+    expect(r.code, r.stderr).toBe(EXIT.quarantined);
+    expect(r.stdout).toMatch(/^quarantined records: 1 /m);
+    const rows = await withWarehouse(db, (wh) =>
+      wh.query<{ latest: boolean }>(
+        `SELECT run_id = (SELECT max(run_id) FROM sync_runs) AS latest FROM quarantine WHERE released_at IS NULL`,
+      ),
+    );
+    // Two open rows for the one record before.
+    expect(rows).toEqual([{ latest: true }]);
+  });
 });
 
 describe('sync --json', () => {

@@ -179,6 +179,9 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       // The summary says both: spent on answered calls, the failed calls' list price apart.
       expect(summary.failedCalls).toBe(Number(all?.failed));
       expect(billed ? summary.cents + summary.failedCents : summary.cents).toBe(ledger.cents);
+      // Against the cheapest sync of this service, at the page size it serves (1.746 with
+      // pages of 7 when the minimum assumed 50 a page).
+      expect(summary.costRatio as number).toBeLessThanOrEqual(1.05);
       expect(await quarantined(dbPath)).toBe(0);
       expect(summary.quarantined).toEqual([]);
       if (variant.edgeValues) await expectEdges(dbPath, variant.pageCap!);

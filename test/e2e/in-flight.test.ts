@@ -46,6 +46,13 @@ describe.each([
       clearInterval(sample);
       expect(summary.status).toBe('completed');
       expect(sim.inFlight().peak).toBe(CONCURRENCY);
+      // The sync's own figure of the same (api/occupancy.ts), for the benchmark: requests on
+      // the wire over the fetch, and every idle slot-time with its reason.
+      const f = summary.inFlight!;
+      expect(f.concurrency).toBe(CONCURRENCY);
+      expect(f.meanInFlight).toBeGreaterThan(0);
+      expect(f.meanInFlight).toBeLessThanOrEqual(CONCURRENCY);
+      expect(f.occupancy + Object.values(f.idle).reduce((a, b) => a + b, 0)).toBeCloseTo(1);
       // Not a moment's peak: the service saw the full number for a good part of the run
       // (about half of it in-process, a third with BullMQ, whose workers fetch each next job
       // from Redis; none at all with 16 connections). How close the run comes to its calls

@@ -5,7 +5,6 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
-import { ageWarehouse } from '../helpers/age-warehouse.ts';
 import { dayDiff, newItemsIncomplete, removedStillThere } from '../helpers/nightly.ts';
 import { testConfig } from '../helpers/sync.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -45,8 +44,8 @@ async function owedNow(sim: Simulator, dbPath: string): Promise<{ calls: number;
   const wh = await Warehouse.open(dbPath, { readOnly: true });
   try {
     const config = testConfig({ baseUrl: sim.url, dbPath });
-    // The sync judges ages by the wall clock (the warehouse is aged with the simulated days).
-    const plan = buildPlan(await wh.syncState(), config, null, { now: new Date() });
+    // On the service's clock, as the nightly judges ages (it learns it from the walks).
+    const plan = buildPlan(await wh.syncState(), config, null, { now: sim.now() });
     expect(plan.kind).not.toBe('lowerBound');
     return plan.cost;
   } finally {
@@ -67,8 +66,6 @@ describe.each([inProcess, bullmq])('nightly days, $name', (driver) => {
 
       const before = sim.groundTruth();
       sim.advanceDay();
-      // The nightly judges ages by the wall clock: the warehouse lives through the day too.
-      await ageWarehouse(dbPath, 24);
       const day = dayDiff(before, sim.groundTruth());
       expect([day.added.length > 0, day.removed.length > 0, day.newBrands.length]).toEqual([true, true, 1]);
       const beforeNightly = spent();
@@ -85,7 +82,6 @@ describe.each([inProcess, bullmq])('nightly days, $name', (driver) => {
       sim.setChangeModel({ accordChangeRate: 0 });
       const before3 = sim.groundTruth();
       sim.advanceDay();
-      await ageWarehouse(dbPath, 24);
       const after3 = sim.groundTruth();
       const day3diff = dayDiff(before3, after3);
       const cap = Math.floor(fullCents * 0.05);

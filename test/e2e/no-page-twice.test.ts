@@ -63,6 +63,15 @@ async function withDriver<T>(driver: 'memory' | 'bullmq', fn: (flags: Record<str
   }
 }
 
+/** Walks a stopped run left with pages kept (accords, brand:<slug>; not reviews:<id>). */
+async function keptWalks(dbPath: string): Promise<string[]> {
+  const rows = await queryWarehouse<{ walk: string }>(
+    dbPath,
+    'SELECT walk FROM sync_walks WHERE kept_pages IS NOT NULL AND NOT done ORDER BY walk',
+  );
+  return rows.map((r) => r.walk);
+}
+
 /** Paid calls and cents of a clean, uninterrupted sync of the same catalogue. */
 async function cleanRun(driver: 'memory' | 'bullmq'): Promise<{ paid: number; cents: number }> {
   const sim = await start();
@@ -138,4 +147,49 @@ describe.each(['memory', 'bullmq'] as const)('no page bought twice after a stop 
       await sim.close();
     }
   }, 180_000);
+
+  it.each(['accords', 'brand'] as const)(
+    'a 402 inside the %s walk, resumed: no page bought twice, exact',
+    async (which) => {
+      // Three items a page whatever is asked: the accord list is 30 pages, a brand's catalogue
+      // several. The balance runs out right after page 1 of one (the pages after it, asked for
+      // side by side once page 1 has answered, are refused), then it is topped up again. Each
+      // walk is stopped in a run of its own: after a stop in the accord list, a brand's
+      // catalogue may already have been read whole in the same run, so a second stop on it in
+      // the next run would never come.
+      const sim = await startSimulator({
+        fragrances: 40,
+        seed: 78,
+        recordPaid: true,
+        variant: { pageCap: 3 },
+      });
+      try {
+        const truth = sim.groundTruth();
+        const brand = truth.brands.find((b) => (truth.brandCatalogues[b.slug]?.length ?? 0) > 6)!.slug;
+        const [stop, walk] =
+          which === 'accords'
+            ? [`GET /v1/accords?page=1&`, 'accords']
+            : [`GET /v1/brands/${brand}/fragrances?page=1&`, `brand:${brand}`];
+        const dbPath = files.path(`walks-${which}-${driver}.duckdb`);
+        const runs: { status: string; kept: string[] }[] = [];
+        await withDriver(driver, async (flags) => {
+          for (const s of [stop, null]) {
+            sim.topUp(1e9);
+            if (s) sim.drainAfter((r) => r.startsWith(s));
+            const { status } = await runTestSync({ baseUrl: sim.url, dbPath, flags });
+            runs.push({ status, kept: await keptWalks(dbPath) });
+          }
+        });
+        expect(runs.map((r) => r.status)).toEqual(['payment_required', 'completed']);
+        expect(runs[0]!.kept).toContain(walk);
+        expect(runs[1]!.kept).toEqual([]);
+        expect(boughtTwice(sim)).toEqual([]);
+        await expectMirror(sim, dbPath);
+        await expectLedgerEqual(sim, dbPath);
+      } finally {
+        await sim.close();
+      }
+    },
+    180_000,
+  );
 });

@@ -35,6 +35,25 @@ const PROCESSES = 3;
 const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Prints a scenario's repeats beside its bound and holds them to it (never below 0). */
+function expectRepeats(report: string, dup: number, bound: number): void {
+  console.log(`[faults] ${report}`);
+  expect(dup).toBeGreaterThanOrEqual(0);
+  expect(dup).toBeLessThanOrEqual(bound);
+}
+
+/** Stops the scenario's workers and service and removes its queue keys. */
+async function teardown(
+  workers: { stop(): Promise<unknown> }[],
+  sim: { close(): Promise<unknown> },
+  redisUrl: string,
+  prefix: string,
+) {
+  await Promise.all(workers.map((w) => w.stop()));
+  await sim.close();
+  await cleanPrefix(redisUrl, prefix);
+}
+
 let clean: { calls: number; cents: number };
 let config: string;
 beforeAll(async () => {
@@ -83,17 +102,15 @@ describe('faults: BullMQ', () => {
       await expectLedgerEqual(sim, dbPath);
       const dup = callsWithStatus(sim, 200) - clean.calls;
       const bound = kills * repeatBound(sim, JOBS);
-      console.log(
-        `[faults] worker kill x${kills}: paid calls repeated ${dup}, jobs in flight at the kills ≤ ${kills * JOBS} (their calls ≤ ${bound})`,
+      expectRepeats(
+        `worker kill x${kills}: paid calls repeated ${dup}, jobs in flight at the kills ≤ ${kills * JOBS} (their calls ≤ ${bound})`,
+        dup,
+        bound,
       );
       // Most of the kills landed while the run had work left.
       expect(kills).toBeGreaterThanOrEqual(KILLS / 2);
-      expect(dup).toBeGreaterThanOrEqual(0);
-      expect(dup).toBeLessThanOrEqual(bound);
     } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      await sim.close();
-      await cleanPrefix(redisUrl, prefix);
+      await teardown(workers, sim, redisUrl, prefix);
     }
   });
 
@@ -144,15 +161,13 @@ describe('faults: BullMQ', () => {
       await expectLedgerEqual(sim, dbPath);
       const dup = callsWithStatus(sim, 200) - clean.calls;
       const bound = KILLS * repeatBound(sim, PROCESSES * JOBS);
-      console.log(
-        `[faults] sync kill x${KILLS} (lease ${LEASE_MS} ms): ${lines.join('; ')}; paid calls repeated over all ${dup}, jobs in flight at the kills ≤ ${KILLS * PROCESSES * JOBS} (their calls ≤ ${bound})`,
+      expectRepeats(
+        `sync kill x${KILLS} (lease ${LEASE_MS} ms): ${lines.join('; ')}; paid calls repeated over all ${dup}, jobs in flight at the kills ≤ ${KILLS * PROCESSES * JOBS} (their calls ≤ ${bound})`,
+        dup,
+        bound,
       );
-      expect(dup).toBeGreaterThanOrEqual(0);
-      expect(dup).toBeLessThanOrEqual(bound);
     } finally {
-      await Promise.all(workers.map((w) => w.stop()));
-      await sim.close();
-      await cleanPrefix(redisUrl, prefix);
+      await teardown(workers, sim, redisUrl, prefix);
     }
   });
 

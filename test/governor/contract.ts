@@ -1,3 +1,4 @@
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Governor, GovernorLimits } from '../../src/governor/index.ts';
 import { admitOk, fakeClock, fakeService, hammer, outcome, testLimits, type FakeClock } from './fixtures.ts';
@@ -7,6 +8,7 @@ export interface GovernorFactoryOptions {
   now: () => number;
   random: () => number;
   ticketTtlMs?: number;
+  logger?: Logger;
 }
 
 /** Builds a fresh governor with its own state (a new prefix for Redis). */
@@ -259,13 +261,18 @@ export function governorContract(name: string, make: GovernorFactory): void {
       expect(await gov.status()).toMatchObject({ inFlight: 0, centsThisRun: 3, callsThisRun: 2 });
     });
 
-    it('never exceeds the run budget under concurrent admits', async () => {
-      const { gov } = await setup(testLimits({ maxCentsPerRun: 50 }));
+    it('never exceeds the run budget under concurrent admits, and logs the cap once', async () => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) });
+      const limits = testLimits({ maxCentsPerRun: 50 });
+      const gov = await make({ limits, now: fakeClock(T0).now, random: () => 0.25, logger });
       await gov.startRun('r');
       await learn(gov);
       const results = await Promise.all(Array.from({ length: 80 }, () => gov.admit('search')));
       expect(results.filter((a) => a.ok)).toHaveLength(49);
       expect(results.filter((a) => !a.ok && a.reason === 'run_budget')).toHaveLength(31);
+      // 31 refusals with the same facts: one line, not one per refused job.
+      expect(lines.filter((l) => l.includes('run budget reached'))).toHaveLength(1);
     });
 
     it('concurrent workers use exactly limit − reserve of the quota and then pause', async () => {

@@ -3,8 +3,8 @@ import { createMemoryGovernor, reserveFor } from '../../src/governor/index.ts';
 import { governorContract } from './contract.ts';
 import { testLimits } from './fixtures.ts';
 
-governorContract('memory', async ({ limits, now, random, ticketTtlMs }) =>
-  createMemoryGovernor(limits, { now, random, ticketTtlMs }),
+governorContract('memory', async ({ limits, now, random, ticketTtlMs, logger }) =>
+  createMemoryGovernor(limits, { now, random, ticketTtlMs, logger }),
 );
 
 describe('reserveFor', () => {

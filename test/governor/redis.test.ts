@@ -23,8 +23,8 @@ afterAll(async () => {
   await redis.quit();
 });
 
-governorContract('redis', async ({ limits, now, random, ticketTtlMs }) =>
-  createRedisGovernor(redis, { prefix: newPrefix(), limits, now, random, ticketTtlMs }),
+governorContract('redis', async ({ limits, now, random, ticketTtlMs, logger }) =>
+  createRedisGovernor(redis, { prefix: newPrefix(), limits, now, random, ticketTtlMs, logger }),
 );
 
 describe('redis governor', () => {

@@ -5,8 +5,8 @@ import { brandCatalogue } from '../../jobs/brand-catalogue.ts';
 import { fragranceReviews } from '../../jobs/fragrance-reviews.ts';
 import { fragrancesPage } from '../../jobs/fragrances-page.ts';
 import { notesPage } from '../../jobs/notes-page.ts';
-import { walkAll } from '../../jobs/paging.ts';
-import type { JobContext, JobMark } from '../../jobs/types.ts';
+import { walkAll, WalkStopped } from '../../jobs/paging.ts';
+import { PartialResultError, type JobContext, type JobMark } from '../../jobs/types.ts';
 import { FragranceClient } from '../../src/api/client.ts';
 import type { BrandCatalogueItem, ReviewsItem } from '../../src/domain/items.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -173,5 +173,61 @@ describe('pages after the first are read side by side (latency hidden)', () => {
     };
     await expect(walkAll(read)).rejects.toThrow('page 2 refused');
     expect(settled.sort()).toEqual([1, 3, 4, 5]);
+  });
+});
+
+describe('a walk stopped part-way keeps what it bought (no page bought twice)', () => {
+  const listing = (total: number) => async (page: number) => ({
+    data: [page * 10],
+    pagination: { page, limit: 1, total },
+  });
+
+  it('a page refused between pages that came back: those pages kept, only the refused one read again', async () => {
+    const stop = await walkAll(async (page) => {
+      if (page === 3) throw new Error('page 3 refused');
+      return listing(5)(page);
+    }).catch((err: unknown) => err);
+    expect(stop).toBeInstanceOf(WalkStopped);
+    const at = (stop as WalkStopped<number>).at;
+    expect(at).toEqual({ size: 1, total: 5, pages: [[10], [20], null, [40], [50]] });
+    const asked: number[] = [];
+    const walked = await walkAll(async (page) => {
+      asked.push(page);
+      return listing(5)(page);
+    }, at);
+    expect(asked).toEqual([3]);
+    expect(walked).toMatchObject({ entries: [10, 20, 30, 40, 50], pages: 5, complete: true });
+  });
+
+  it('a list that moved since the stop is read again from page 1', async () => {
+    const asked: number[] = [];
+    const walked = await walkAll(
+      async (page) => {
+        asked.push(page);
+        return listing(6)(page);
+      },
+      { size: 1, total: 5, pages: [[10], [20], null, [40], [50]] },
+    );
+    expect(asked).toEqual([3, 1, 2, 3, 4, 5, 6]);
+    expect(walked).toMatchObject({ entries: [10, 20, 30, 40, 50, 60], complete: true });
+  });
+
+  it('the accord list stopped by a real 402 after page 1: the page kept, the next read buys pages 2.. only', async () => {
+    const calls = () => sim.ledger().byEndpoint['/v1/accords']?.calls ?? 0;
+    const before = calls();
+    sim.drainAfter((r) => r.startsWith('GET /v1/accords?page=1&'));
+    const stop = await accords(ctx(), {}).catch((err: unknown) => err);
+    sim.topUp(1e9);
+    expect(stop).toBeInstanceOf(PartialResultError);
+    const { partial, next } = stop as PartialResultError;
+    expect(walkOf(partial.progress)).toMatchObject({ walk: 'accords', page: 1, done: false, pageSize: 7 });
+    expect(partial.items.map((a) => (a as { slug: string }).slug)).toEqual(
+      truth.accords.slice(0, 7).map((a) => a.slug),
+    );
+    const resumed = await accords(ctx(), next.payload as { resume?: never });
+    expect(resumed.items.map((a) => (a as { slug: string }).slug)).toEqual(truth.accords.map((a) => a.slug));
+    expect(walkOf(resumed.progress)).toMatchObject({ done: true, page: 13 });
+    // 1 page, 12 refused (402s: counted, not billed), then the 12 again.
+    expect(calls() - before).toBe(1 + 12 + 12);
   });
 });

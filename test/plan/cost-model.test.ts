@@ -61,6 +61,23 @@ describe('cost model', () => {
     expect(reviewPages(120, { mode: 'none', newest: 20 })).toBe(0);
   });
 
+  it('counts pages at the size the service used where it served fewer than 50', () => {
+    const at7 = minimumCost(
+      { ...sizes, pageSizes: { fragrances: 7, reviews: 7, brands: 7, notes: 7, accords: 7 } },
+      datasets,
+      'cents',
+    );
+    const pages = (n: number) => Math.max(1, Math.ceil(n / 7));
+    expect(at7.byEndpoint.listFragrances?.calls).toBe(pages(F));
+    expect(at7.byEndpoint.getReviews?.calls).toBe(reviewTotals.reduce((s, t) => s + pages(t), 0));
+    expect(at7.byEndpoint.getBrandFragrances?.calls).toBe(pages(60) + pages(50) + pages(10));
+    expect(at7.byEndpoint.listNotes?.calls).toBe(pages(75));
+    expect(at7.byEndpoint.listAccords?.calls).toBe(pages(12));
+    // The rest does not page.
+    const base = minimumCost(sizes, datasets, 'cents');
+    expect(at7.byEndpoint.getFragrance).toEqual(base.byEndpoint.getFragrance);
+  });
+
   it('computes the minimum of a small catalogue under objective cents', () => {
     const exp = expectedCentsObjective();
     const cost = minimumCost(sizes, datasets, 'cents');

@@ -4,7 +4,6 @@ import { formatPlan } from '../../src/plan/format.ts';
 import { buildPlan, type Plan } from '../../src/plan/plan.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { ageWarehouse } from '../helpers/age-warehouse.ts';
 import { runTestSync, testConfig } from '../helpers/sync.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -31,9 +30,9 @@ async function planNow(flags: Record<string, string | boolean> = {}): Promise<Pl
   const wh = await Warehouse.open(dbPath(), { readOnly: true });
   try {
     const state = await wh.syncState();
-    // The wall clock, as the sync's: the warehouse is aged with the simulated days.
+    // On the service's clock, as the nightly judges ages (it learns it from the walks).
     const config = testConfig({ baseUrl: sim.url, dbPath: dbPath(), flags });
-    return buildPlan(state, config, null, { now: new Date() });
+    return buildPlan(state, config, null, { now: sim.now() });
   } finally {
     await wh.close();
   }
@@ -66,12 +65,33 @@ describe('plan after a real completed sync', () => {
     within(plan.cost.calls, again.calls, 0.02);
     within(plan.cost.cents, again.cents, 0.02);
 
+    // Run again at once: nothing is due, but a nightly reads the walks on every run (its
+    // only signals), and the plan counts them.
+    const rerun = await planNow();
+    expect(rerun.kind).toBe('nightly');
+    const walks = await spend();
+    expect(walks.calls).toBeGreaterThan(0);
+    expect({ calls: rerun.cost.calls, cents: rerun.cost.cents }).toEqual(walks);
+
     // A day later with nothing changed upstream: the nightly owes what the freshness policy
     // says is due and the walks, all of which the plan knows (the same rule, freshness.ts).
     sim.advanceDay({ churn: false });
-    await ageWarehouse(dbPath(), 24);
     const nextDay = await planNow();
     expect(nextDay.kind).toBe('nightly');
+    // It names what the nightly refreshes per dataset, and how stale each stays after it:
+    // every profile is a day old and due, so none stays older than its policy.
+    const printed = formatPlan(nextDay);
+    expect(printed).toMatch(/^ {2}fragrance profile: 200 \(/m);
+    expect(printed).toMatch(/^ {2}fragrance profile \(max 24 h\): 0 of 200 older/m);
+    expect(nextDay.nightly?.after.every((a) => a.overPolicy === 0)).toBe(true);
+    // Capped at 60 cents, the walks take their share and the rest buys a few profiles only.
+    const capped = await planNow({ 'max-cents': '60' });
+    expect(capped.nightly?.cut).toBe(true);
+    const left = capped.nightly?.after.find((a) => a.entity === 'fragrance' && a.dataset === 'profile');
+    const bought = capped.nightly?.refresh.find((r) => r.entity === 'fragrance' && r.dataset === 'profile');
+    expect(bought?.keys.length ?? 0).toBeLessThan(60);
+    expect(left?.overPolicy).toBe(200 - (bought?.keys.length ?? 0));
+    expect(formatPlan(capped)).toContain('stops it before every due item is refreshed');
     const nightly = await spend();
     expect(nightly.cents).toBeGreaterThan(0);
     within(nextDay.cost.calls, nightly.calls, 0.02);
@@ -79,9 +99,9 @@ describe('plan after a real completed sync', () => {
 
     // A day of changes: what the walks and profiles reveal (new items, signals) comes on top.
     sim.advanceDay();
-    await ageWarehouse(dbPath(), 24);
     const busy = await planNow();
     const spent = await spend();
     expect(spent.cents).toBeGreaterThanOrEqual(busy.cost.cents);
-  });
+    // Five syncs of 200 fragrances: about 45 s under the shared machine's load of 25.
+  }, 180_000);
 });

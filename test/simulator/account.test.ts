@@ -90,19 +90,26 @@ describe('quota and balance', () => {
     expect(sim.ledger().cents).toBe(25 + 2 + 1 + 2);
   });
 
-  it('advanceDay resets the quota and moves the service clock to midnight', async () => {
+  it('advanceDay moves the service clock a day on (Date header too) and resets the quota', async () => {
     sim = await startSimulator({ fragrances: 20, dailyQuota: 5 });
     sim.setRemaining(0);
     expect((await call(sim, '/v1/accords')).status).toBe(429);
     const before = sim.now().getTime();
-    sim.advanceDay({ churn: false });
-    expect(sim.now().getTime()).toBeGreaterThan(before);
-    expect(sim.now().toISOString().slice(11, 16)).toBe('00:00');
+    const day = sim.clock().serviceDate;
+    sim.advanceDay({ churn: false, days: 2 });
+    expect(sim.now().getTime() - before).toBeGreaterThanOrEqual(2 * 86_400_000);
+    expect(sim.now().getTime() - before).toBeLessThan(3 * 86_400_000);
+    expect(Date.parse(sim.clock().serviceDate) - Date.parse(day)).toBe(2 * 86_400_000);
     const r = await call(sim, '/v1/accords');
     expect(r.status).toBe(200);
     expect(r.headers.get('x-ratelimit-remaining')).toBe('4');
-    // The next reset is one service day after the jump, expressed as real time.
-    expect(Number(r.headers.get('x-ratelimit-reset')) - Date.now() / 1000).toBeGreaterThan(86_000);
+    // The service is now a clock two days ahead of this machine's: its Date header says so
+    // (to the second), and it tells its next midnight on that clock, less than a day after it.
+    const serviceNow = Date.parse(r.headers.get('date') as string);
+    expect(serviceNow - Date.now()).toBeGreaterThan(2 * 86_400_000 - 2000);
+    const reset = Number(r.headers.get('x-ratelimit-reset')) * 1000;
+    expect(reset - serviceNow).toBeGreaterThan(0);
+    expect(reset - serviceNow).toBeLessThanOrEqual(86_400_000 + 1000);
   });
 });
 

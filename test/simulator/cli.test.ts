@@ -49,6 +49,8 @@ describe('fragsync sim flags', () => {
         '--page-cap',
         '7',
         '--edge-values',
+        '--similar-lists',
+        'fixed',
         '--invalid-record',
         'missing-key',
       ]),
@@ -70,6 +72,7 @@ describe('fragsync sim flags', () => {
         pageCap: 7,
         edgeValues: true,
       },
+      changeModel: { similarLists: 'fixed' },
       invalidRecord: 'missing-key',
     });
     expect(parseSimArgs(['--help'])).toBe('help');
@@ -80,6 +83,7 @@ describe('fragsync sim flags', () => {
     ['--list-order', 'random'],
     ['--page-cap', '0'],
     ['--invalid-record', 'wrong'],
+    ['--similar-lists', 'weekly'],
     ['--nope'],
     ['--days', '-1'],
     ['--keys', 'a,,b'],

@@ -4,7 +4,6 @@ import { startSimulator, type GroundTruth, type Simulator } from '../../src/simu
 import { formatSummary, type SyncSummary } from '../../src/sync/summary.ts';
 import { summaryJson } from '../../src/cli/summary-json.ts';
 import { truthRows } from '../../src/simulator/truth-rows.ts';
-import { ageWarehouse } from '../helpers/age-warehouse.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -39,8 +38,6 @@ describe('rows added, changed and removed by a run', () => {
     first = await runTestSync({ baseUrl: sim.url, dbPath });
     before = sim.groundTruth();
     sim.advanceDay();
-    // The nightly judges ages by the wall clock: the warehouse lives through the day too.
-    await ageWarehouse(dbPath, 24);
     after = sim.groundTruth();
     second = await runTestSync({ baseUrl: sim.url, dbPath });
   });

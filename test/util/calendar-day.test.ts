@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isCalendarDay } from '../../src/util/calendar-day.ts';
+import { epochDay, isCalendarDay } from '../../src/util/calendar-day.ts';
 
 /** The obvious reading, as the oracle: the pattern, then the day JavaScript's Date makes of it. */
 function oracle(s: string): boolean {
@@ -41,4 +41,19 @@ describe('isCalendarDay', () => {
     expect(isCalendarDay('2023-02-29')).toBe(false);
     expect(isCalendarDay('2024-04-31')).toBe(false);
   });
+});
+
+test('epochDay counts days from 1970-01-01, as Date does, across leap days and centuries', () => {
+  for (const day of [
+    '1970-01-01',
+    '1969-12-31',
+    '2000-02-29',
+    '2000-03-01',
+    '2100-03-01',
+    '1900-02-28',
+    '2024-12-31',
+  ])
+    expect(epochDay(day)).toBe(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
+  expect(epochDay('0000-03-01')).toBe(-719_468); // year 0 is a leap year (proleptic Gregorian)
+  expect(epochDay('9999-12-31')).toBe(2_932_896);
 });

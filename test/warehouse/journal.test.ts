@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { Journal, readJournal } from '../../src/warehouse/journal.ts';
+import { Journal, readJournal, sentOnlyRun } from '../../src/warehouse/journal.ts';
 import type { LoadEntry } from '../../src/domain/items.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { profile } from './fixtures.ts';
@@ -50,4 +50,29 @@ test('a line cut by a kill is dropped; a corrupt line inside is quarantined; run
   const r2 = batches[1]!.items;
   expect(r2.map((i) => i.kind)).toEqual(['fragrance', 'quarantine']);
   expect(r2[1]).toMatchObject({ endpoint: 'journal', raw: '{"runId":"r1","items":[oops' });
+});
+
+test('request lines are read without parsing: their run counts, nothing of them loads', () => {
+  const sent = (runId: string): string =>
+    JSON.stringify({
+      runId,
+      items: [],
+      progress: [],
+      sent: [
+        { callId: 'p-1', at: '2026-01-01T00:00:00.000Z', method: 'GET', endpoint: '/v1/x', costCents: 1 },
+      ],
+    } satisfies LoadEntry);
+  expect(sentOnlyRun(sent('r1'))).toBe('r1');
+  expect(sentOnlyRun(sent('r"2'))).toBeNull(); // an escaped run id is parsed instead
+  expect(sentOnlyRun(entry('r1', 'a'))).toBeNull();
+  expect(sentOnlyRun(sent('r1').slice(0, -3))).toBeNull(); // cut short
+  const journal = new Journal(`${dir.path}/w.duckdb`);
+  journal.append([sent('r1'), entry('r1', 'a'), sent('r"2')]);
+  const batches = readJournal(journal.seal()!.path);
+  journal.close();
+  // A segment's last batch carries its journal mark: a run seen only in request lines has one.
+  expect(batches.map((b) => [b.runId, b.items.length])).toEqual([
+    ['r1', 1],
+    ['r"2', 0],
+  ]);
 });

@@ -245,7 +245,8 @@ describe('merge headers', () => {
       const changed = new Set([...one, ...two]);
       expect([...declared].filter((t) => !changed.has(t))).toEqual([]);
     });
-  });
+    // Every merge statement twice, each also rolled back once: about 50 s at load 29.
+  }, 180_000);
 
   test('the load counts name a time column of every table they count, and count what a batch wrote', async () => {
     await db.exclusive(async (c) => {

@@ -7,6 +7,7 @@ import {
   DEFAULT_KEY,
   startSimulator,
   type InvalidRecordKind,
+  type SimilarLists,
   type SimulatorOptions,
   type SimulatorVariant,
 } from '../../simulator/index.ts';
@@ -40,6 +41,7 @@ export function simOptions(o: SimFlags): SimulatorOptions {
     balanceCents: int(o.balanceCents),
     latencyMs: int(o.latencyMs),
     variant,
+    ...(o.similarLists ? { changeModel: { similarLists: o.similarLists as SimilarLists } } : {}),
     ...(o.invalidRecord ? { invalidRecord: o.invalidRecord as InvalidRecordKind } : {}),
   };
 }

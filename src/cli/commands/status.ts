@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Queue } from 'bullmq';
-import { isFragsyncError, oneLine } from '../../errors.ts';
+import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorStatus } from '../../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
+import { checkCreatableDir } from '../../util/writable-dir.ts';
 import { warehouseStatus } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { describeHolder, lockHolder } from '../../warehouse/writer-lock.ts';
@@ -72,6 +74,13 @@ export async function run(input: CommandInput): Promise<number> {
       else failure = `cannot read the warehouse ${config.dbPath}: ${oneLine(err)}`;
     }
   } else {
+    // Not there yet, unless no sync could ever create it there (plan says the same).
+    try {
+      checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
+    } catch (err) {
+      console.error(`fragsync status: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
+      return EXIT.badInput;
+    }
     out.push(['warehouse', `${config.dbPath} does not exist yet`]);
   }
   // Without Redis the quota state lives in the sync's process, but its writer lock says which

@@ -66,9 +66,15 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
       return exitCodeOfRun(summary);
     }
     if (!json) console.log(formatSummary(summary));
-    if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
+    // A failed run: the service was unreachable, kept failing, or is not this API (its lists
+    // answered 404): the line says where it was looked for and what to check.
+    if (summary.status === 'failed')
+      console.error(`fragsync sync: ${unreachable(config.baseUrl, summary.message)}`);
+    else if (summary.status !== 'completed' && summary.message)
+      console.error(`fragsync sync: ${summary.message}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
-    if (quarantined > 0)
+    // A failed run's failed jobs are quarantined too: its one line above says what matters.
+    if (quarantined > 0 && summary.status !== 'failed')
       console.error(
         `fragsync sync: ${quarantined} records quarantined (not stored): \`fragsync quarantine\` lists them`,
       );

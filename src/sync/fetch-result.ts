@@ -1,0 +1,47 @@
+import type { OccupancyFigures } from '../api/occupancy.ts';
+import type { StopReason } from '../domain/run.ts';
+
+/** What the fetch stage leaves for the finish stage to judge. */
+export interface FetchResult {
+  /** Why the run stopped early (budget, 402, 401, quota without waiting), if it did. */
+  stop: { reason: StopReason; message: string } | null;
+  /** Jobs that failed with the service unreachable, failing or not this API (failure-kind.ts). */
+  transientFailures: number;
+  firstFailure: string | null;
+  /** Jobs that failed for good (another 4xx): recorded in quarantine. */
+  terminalFailures: number;
+  /** Jobs that failed on an error of the program itself (a bug), not of the service. */
+  internalFailures: number;
+  firstInternal: string | null;
+  /**
+   * The latest complete listing of accords and of charts in this run (a re-walk pass replaces
+   * the earlier one), or null when the list was not read: what the warehouse knows beyond a
+   * complete listing left upstream.
+   */
+  listed: { accord: Set<string> | null; chart: Set<string> | null };
+  /** The first failure of the warehouse or the journal (a full disk): the run fails on it. */
+  writeFailure: unknown;
+  /** Stopped by the interrupt signal (SyncDeps.interrupt) before the work was done. */
+  interrupted: boolean;
+  /** How busy the request slots were while jobs ran (null: the client has no slots). */
+  occupancy: OccupancyFigures | null;
+  /** Jobs owed and never handed to the driver (Admission): still owed when the run ends. */
+  notAdmitted: number;
+}
+
+/** A fetch that has seen no outcome yet. */
+export function emptyFetchResult(): FetchResult {
+  return {
+    stop: null,
+    transientFailures: 0,
+    firstFailure: null,
+    terminalFailures: 0,
+    internalFailures: 0,
+    firstInternal: null,
+    listed: { accord: null, chart: null },
+    writeFailure: null,
+    interrupted: false,
+    occupancy: null,
+    notAdmitted: 0,
+  };
+}
