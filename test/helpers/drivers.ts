@@ -3,12 +3,16 @@ import type { Simulator } from '../../src/simulator/types.ts';
 import type { SyncSummary } from '../../src/sync/summary.ts';
 import { runTestSync } from './sync.ts';
 import { uniquePrefix } from './tmp.ts';
-import { attemptsOf, cleanPrefix, startWorker } from './worker-process.ts';
+import { cleanPrefix, startWorker } from './worker-process.ts';
 
 /**
  * The two queue drivers an end-to-end test runs on: the in-process one, and BullMQ on the
- * test run's Redis with two `fragsync worker` processes sharing the work with the sync's own
- * worker (each sync its own queue prefix, removed afterwards).
+ * test run's Redis with two `fragsync worker` processes on the queue beside the sync's own
+ * worker (each sync its own queue prefix, removed afterwards). Which of them takes a job is
+ * BullMQ's choice (whoever asks first), so the worker processes' share is not asserted here:
+ * where the queue holds no more jobs than the sync's own worker runs at once (a small
+ * admission window, a nightly's stages), that worker may take every job, and the clean-clone
+ * CI run saw it do so (test/e2e/admission-window.test.ts, a window of 6 jobs).
  */
 export interface Driver {
   name: string;
@@ -34,9 +38,12 @@ export const bullmq: Driver = {
         flags: { ...flags, redis: redisUrl, 'queue-prefix': prefix },
       });
       await Promise.all(workers.map((w) => w.stop()));
-      // Both worker processes took part in a full run. A nightly's jobs go out in stages, a
-      // few at a time (src/sync/gate.ts): the sync's own worker may take them all.
-      if (summary.mode === 'full') expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
+      // Both worker processes ran on this queue to the end: each stopped cleanly on SIGTERM
+      // with its count of job attempts (zero or more, see above).
+      for (const w of workers) {
+        expect(w.child.exitCode, w.output.join('')).toBe(0);
+        expect(w.output.join('')).toMatch(/: stopped after \d+ job attempts/);
+      }
       return summary;
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
