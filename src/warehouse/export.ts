@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { rows, toWarehouseError, type Db } from './db.ts';
 import { CONTRACT_TABLES, isLineageColumn } from './contract.ts';
 import { checkExportTarget, EXPORT_FILES } from './export-target.ts';
+import { useDefaultMemoryLimit } from './memory-limit.ts';
 
 export interface ExportResult {
   dir: string;
@@ -53,7 +54,7 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
         "SELECT current_setting('threads')::VARCHAR AS threads, current_setting('memory_limit') AS memory",
       );
       await c.run('RESET threads');
-      await c.run('RESET memory_limit');
+      await useDefaultMemoryLimit((sql) => rows(c, sql));
       await c.run('BEGIN TRANSACTION');
       try {
         for (const table of CONTRACT_TABLES) {

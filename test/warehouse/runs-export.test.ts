@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
+import { enforcedMemoryLimit, useDefaultMemoryLimit } from '../../src/warehouse/memory-limit.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
 import { batch, freshWarehouse, profile } from './fixtures.ts';
@@ -150,3 +151,25 @@ test('fragsync export CLI writes the files, and says so in one line when the fil
   const noFlag = spawnSync(process.execPath, [bin, 'export'], { encoding: 'utf8' });
   expect(noFlag.status).toBe(2);
 });
+
+test("the export runs with DuckDB's default memory in force, and the sync's limit is back after it", async () => {
+  const query = (sql: string) => wh.query(sql);
+  const session = await enforcedMemoryLimit(query);
+  // RESET alone changed what current_setting reads, not what the buffer manager enforces.
+  const limit = await useDefaultMemoryLimit(query);
+  expect(limit).not.toBe(session);
+  expect(await enforcedMemoryLimit(query)).toBe(limit);
+  await wh.query(`SET memory_limit = '${session}'`);
+  await wh.exportParquet(`${dir}/export/parquet`);
+  // Back to the sync's limit, to within the rounding of DuckDB's printed value (it truncates
+  // to one digit after the point, so a round trip may lose up to one unit of that digit).
+  const after = mib(await enforcedMemoryLimit(query));
+  expect(after).toBeLessThanOrEqual(mib(session));
+  expect(after).toBeGreaterThan(mib(session) * 0.9);
+});
+
+const UNITS: Record<string, number> = { KiB: 2 ** -10, MiB: 1, GiB: 2 ** 10, TiB: 2 ** 20 };
+function mib(printed: string): number {
+  const [n, unit] = printed.split(' ');
+  return Number(n) * UNITS[unit!]!;
+}
