@@ -12,9 +12,10 @@ export interface LoadStageOptions {
   flushMs: number;
   log: Logger;
   /**
-   * Called once, at the end of the event-loop turn, when the journal first cannot be written:
-   * what is fetched from then on cannot be kept, so the caller stops paying for it at once (a
-   * job fetching many pages reports nothing until its last).
+   * Called once, synchronously, when the journal first cannot be written: what is fetched from
+   * then on cannot be kept, so the caller stops paying for it at once (a job fetching many
+   * pages reports nothing until its last). It must not cancel a request already on its way:
+   * it may run inside undici's send path (a request's line), before that request's bytes go.
    */
   onJournalFailure?: (err: unknown) => void;
 }
@@ -177,11 +178,16 @@ export class LoadStage {
   private journalFailure(err: unknown): void {
     if (this.journalError !== null) return;
     this.journalError = err;
-    // Not synchronously: a request line fails inside undici's send path, before the request's
-    // bytes are written, and aborting there would cancel a request that the ledger (which
-    // journals it again at the next seal) then counts as sent.
-    const tell = this.opts.onJournalFailure;
-    if (tell) setImmediate(() => tell(err));
+    // At once, not at the end of the turn: until the caller halts its jobs, a slot freed by an
+    // answer goes to a waiting request, which would leave with no line of its own (the
+    // clean-clone CI run saw 5 such requests at a concurrency of 4). Told now, no request
+    // leaves after this failure but those already holding a slot. The halt (Halt) lets a
+    // request that is leaving go: the one whose line failed here is answered and ledgered.
+    try {
+      this.opts.onJournalFailure?.(err);
+    } catch (thrown) {
+      this.opts.log.warn({ err: thrown }, 'stopping the jobs failed');
+    }
   }
 
   /**

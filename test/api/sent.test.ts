@@ -113,3 +113,39 @@ test('a halt lets a request on the wire be answered and ledgered, and sends noth
   expect(sent).toHaveLength(2);
   expect(calls.map((x) => x.status)).toEqual([200, 0]); // cut off: no answer
 });
+
+test('a halt from inside a request being sent (a journal line that failed) lets it and the requests holding a slot go, and no other', async () => {
+  answerNext = [];
+  seenIds.length = 0;
+  const sent: SentCall[] = [];
+  const calls: ApiCallItem[] = [];
+  const halt = new Halt();
+  const base = new FragranceClient({
+    baseUrl: server.url,
+    apiKey: 'k',
+    concurrency: 2,
+    connections: 2,
+    // As LoadStage's onJournalFailure does: synchronously, inside undici's send path.
+    onSent: (c) => {
+      sent.push(c);
+      if (sent.length === 2) halt.halt('the journal cannot be written');
+    },
+  });
+  const c = base.withCalls((x) => calls.push(x), undefined, halt.signal);
+  const all = Array.from({ length: 6 }, (_, i) =>
+    c.getSimilar(`h${i}`, { limit: 50 }).then(
+      (r) => r.status,
+      (e: unknown) => e,
+    ),
+  );
+  while (answerNext.length < 2) await new Promise((r) => setTimeout(r, 5));
+  // Both slots free up: the four requests that waited for one must not take them.
+  for (const answer of answerNext.splice(0)) answer();
+  const results = await Promise.all(all);
+  await base.close();
+  expect(results.slice(0, 2)).toEqual([200, 200]);
+  for (const r of results.slice(2)) expect(r).toBeInstanceOf(Halted);
+  expect(sent).toHaveLength(2);
+  expect(seenIds).toEqual(sent.map((s) => s.callId));
+  expect(calls.map((x) => x.status)).toEqual([200, 200]);
+});

@@ -105,8 +105,9 @@ async function outOfRoomThenResume(
     if (!o.loadedBefore) {
       // Requests leave with a line each; those still in flight at the end are journaled again
       // together. A request only in that last line left after the journal was full: once the
-      // journal cannot keep what running jobs fetch, the run aborts them rather than paying for
-      // their further pages (at most the requests already leaving can be such).
+      // journal cannot keep what running jobs fetch, the run halts them at once rather than
+      // paying for their further pages, and only the requests then holding one of the
+      // http.concurrency slots can still leave (LoadStage.journalFailure, Halt).
       const sentLines = segments.flatMap((s) =>
         readFileSync(join(dirname(dbPath), s), 'utf8')
           .split('\n')
