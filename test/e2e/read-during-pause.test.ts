@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { lockPath } from '../../src/warehouse/writer-lock.ts';
@@ -21,9 +21,13 @@ import { BIN, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
 const files = governedFiles();
 
 describe('the warehouse during a quota pause', () => {
-  it.each(['in-process', 'bullmq'] as const)(
+  // The two drivers side by side: each test spends most of its minute waiting for its own
+  // service's reset, idle, and they share no file, service or queue prefix (one after the
+  // other, this was the suite's longest file, 122 s).
+  it.concurrent.for(['in-process', 'bullmq'] as const)(
     '%s: is readable by fragsync query, refuses a second sync, and the run then completes exact',
-    async (driver) => {
+    { timeout: 180_000 },
+    async (driver, { expect }) => {
       // 20 fragrances (seed 21) take about 150 calls: a quota of 100 pauses the run once, early in day one.
       const sim = await startSimulator({ fragrances: 20, seed: 21, dailyQuota: 100, daySeconds: 60 });
       const dbPath = files.path(`paused-${driver}.duckdb`);
@@ -101,6 +105,5 @@ describe('the warehouse during a quota pause', () => {
         await sim.close();
       }
     },
-    180_000,
   );
 });
