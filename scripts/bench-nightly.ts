@@ -71,10 +71,8 @@ async function sync(sim: Simulator, dbPath: string, flags: Record<string, string
 async function planOwed(sim: Simulator, dbPath: string) {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
   try {
-    const plan = buildPlan(await wh.syncState(), testConfig({ baseUrl: sim.url, dbPath }), null, {
-      // On the service's clock, as the nightly judges ages (it learns it from the walks).
-      now: sim.now(),
-    });
+    // This machine's now: the plan judges ages on the service's clock the last run recorded.
+    const plan = buildPlan(await wh.syncState(), testConfig({ baseUrl: sim.url, dbPath }), null);
     return { kind: plan.kind, calls: plan.cost.calls, cents: plan.cost.cents };
   } finally {
     await wh.close();

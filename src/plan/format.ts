@@ -47,11 +47,24 @@ export function formatPlan(plan: Plan): string {
     out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);
   }
   out.push(quotaLine(plan), runLine(plan), dayLine(plan));
-  if (plan.nightly) out.push('', ...nightlyLines(plan.nightly));
+  if (plan.nightly) out.push('', clockLine(plan.clock), ...nightlyLines(plan.nightly));
   if (plan.daysAtLimit !== null && plan.daysAtLimit > 1) {
     out.push(`at the full daily allowance this takes about ${plan.daysAtLimit} days`);
   }
   return out.join('\n');
+}
+
+/** Which clock the ages below are on: the plan sends no request, so the one last seen. */
+function clockLine(clock: Plan['clock']): string {
+  if (clock.offsetMs === null)
+    return "ages on this machine's clock (no run has recorded the service's clock yet)";
+  const ms = Math.abs(clock.offsetMs);
+  if (ms < 60_000)
+    return `ages on the service's clock as run ${clock.runId} last saw it (the same as this machine's)`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const way = clock.offsetMs > 0 ? 'ahead of' : 'behind';
+  return `ages on the service's clock as run ${clock.runId} last saw it (${h}h${String(m).padStart(2, '0')}m ${way} this machine's)`;
 }
 
 /** Names shown per dataset; the rest is counted. */

@@ -1,5 +1,7 @@
 import type { Config } from '../config/index.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
+import type { ClockMark } from '../warehouse/state-types.ts';
+import { serviceClock, type ServiceClock } from './service-clock.ts';
 
 /**
  * When an item's dataset is owed again. Two rules, one question (`owed`), asked by the sync's
@@ -25,6 +27,8 @@ export interface DueRule {
   readonly mode: SyncMode;
   /** Whether `dataset` of `entity` `key`, last fetched at `fetchedAt` (ISO), is owed. */
   owed(entity: EntityKind, dataset: Dataset, key: string, fetchedAt: string | undefined): boolean;
+  /** A nightly's: the age (ms) of a fetch stored at `fetchedAt`, on the service's clock. */
+  ageMs?(fetchedAt: string): number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -94,12 +98,12 @@ export function policyRows(config: Config): { entity: EntityKind; dataset: Datas
  * way (src/sync/open-run.ts runMode); SyncState.lastCompletedRun is the last completed full run.
  */
 export function dueRule(
-  state: { cycleStart: string | null; lastCompletedRun: string | null },
+  state: { cycleStart: string | null; lastCompletedRun: string | null; clocks?: ClockMark[] },
   config: Config,
   now: Date,
 ): DueRule {
   if (config.full || state.lastCompletedRun === null) return fullRule(state.cycleStart ?? now.toISOString());
-  return nightlyRule(config.freshness, now);
+  return nightlyRule(config.freshness, now, serviceClock(state.clocks));
 }
 
 /** Everything not fetched since `cycleStart` (ISO) is owed. */
@@ -112,19 +116,26 @@ export function fullRule(cycleStart: string): DueRule {
 
 /**
  * `now` is the run's start on the service's clock: the sync judges again once the walks told
- * it (src/sync/fetch-stage.ts retime); `plan`, sending nothing, passes this machine's now.
+ * it (src/sync/fetch-stage.ts retime); `plan`, sending nothing, passes this machine's now plus
+ * the offset last recorded. Stored fetch times are put on the service's clock by `clock` (the
+ * offset of the run that stored each, src/plan/service-clock.ts).
  */
-export function nightlyRule(policy: Config['freshness'], now: Date): DueRule {
+export function nightlyRule(
+  policy: Config['freshness'],
+  now: Date,
+  clock: ServiceClock = serviceClock(),
+): DueRule {
   const nowMs = now.getTime();
   const graceMs = policy.graceHours * HOUR_MS;
   const day = Math.floor(nowMs / DAY_MS);
   return {
     mode: 'nightly',
+    ageMs: (fetchedAt) => nowMs - clock.at(fetchedAt),
     owed(entity, dataset, key, fetchedAt) {
       if (fetchedAt === undefined) return true;
       const maxAge = maxAgeHours(policy, entity, dataset);
       if (maxAge === undefined) return false;
-      const age = nowMs - Date.parse(fetchedAt);
+      const age = nowMs - clock.at(fetchedAt);
       if (age >= maxAge * HOUR_MS - graceMs) return true;
       const slices = Math.ceil(maxAge / 24);
       if (slices <= 1 || age < DAY_MS - graceMs) return false;

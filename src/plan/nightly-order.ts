@@ -3,8 +3,9 @@ import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import type { ItemState, SyncState } from '../warehouse/state-types.ts';
 import { enrichPays, pagesFor, type FragranceNeed } from './cost-model.ts';
-import { nightlyRule, policyRows } from './freshness.ts';
-import { compareDue, datasetsOf, dueScore, popularity, type DueItem } from './priority.ts';
+import { nightlyRule, policyRows, type DueRule } from './freshness.ts';
+import { ageMs, compareDue, datasetsOf, dueScore, popularity, type DueItem } from './priority.ts';
+import { serviceClock } from './service-clock.ts';
 
 /**
  * What a nightly refreshes and how stale it leaves the warehouse (issue 15, item 6), by the
@@ -87,7 +88,7 @@ export function nightlyRefresh(
   totalCents: number,
   capCents: number | null,
 ): NightlyRefresh {
-  const rule = nightlyRule(config.freshness, now);
+  const rule = nightlyRule(config.freshness, now, serviceClock(state.clocks));
   const charted = state.charted ?? new Set<string>();
   const ranked: { item: ItemState; rank: DueItem; calls: Call[] }[] = [];
   for (const item of state.items) {
@@ -131,13 +132,14 @@ export function nightlyRefresh(
   });
   // New items (never fetched) come before the ranked ones: paid when the cap leaves anything.
   const newPaid = budgetCents === null || budgetCents > 0;
-  return { budgetCents, cut, refresh, after: staleAfter(state, config, now, done, newPaid) };
+  return { budgetCents, cut, refresh, after: staleAfter(state, config, rule, now, done, newPaid) };
 }
 
 /** Per policy row: live items, those older than the policy unless refreshed (`done`), the oldest age left. */
 function staleAfter(
   state: SyncState,
   config: Config,
+  rule: DueRule,
   now: Date,
   done: Set<string>,
   newPaid: boolean,
@@ -154,7 +156,7 @@ function staleAfter(
         if (done.has(`${entity}|${dataset}|${item.key}`)) continue;
         if (newPaid && item.fetched.profile === undefined) continue;
         const at = item.fetched[dataset];
-        const age = at === undefined ? Number.POSITIVE_INFINITY : (now.getTime() - Date.parse(at)) / HOUR_MS;
+        const age = at === undefined ? Number.POSITIVE_INFINITY : ageMs(rule, at, now) / HOUR_MS;
         if (age > maxAgeHours) overPolicy++;
         if (oldest === null || age > oldest) oldest = age;
       }

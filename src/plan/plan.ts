@@ -4,6 +4,7 @@ import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
 import { dueRule } from './freshness.ts';
 import { nightlyRefresh, type NightlyRefresh } from './nightly-order.ts';
 import { owedWork } from './owed.ts';
+import { serviceClock } from './service-clock.ts';
 
 /**
  * lowerBound: some catalogue sizes are unknown (an empty warehouse): only the first pages of
@@ -52,10 +53,21 @@ export interface Plan {
   daysAtLimit: number | null;
   /** A nightly's refreshes in the sync's order, cut where its cap stops it, and what stays stale. */
   nightly: NightlyRefresh | null;
+  /**
+   * The clock a nightly's ages were judged on: the service's as last seen (the offset the
+   * latest run recorded, and that run), or this machine's (offsetMs null: none recorded).
+   */
+  clock: { offsetMs: number | null; runId: string | null };
 }
 
 export interface PlanOptions {
+  /** This machine's clock. */
   now?: Date;
+  /**
+   * The service's clock, where the caller knows it (a test that moved the simulator's clock
+   * since the last run); else `now` plus the offset the last run recorded.
+   */
+  serviceNow?: Date;
   /** Cents the ledger shows for today (UTC), for the per-day cap. */
   centsToday?: number;
 }
@@ -67,14 +79,19 @@ export function buildPlan(
   options: PlanOptions = {},
 ): Plan {
   const now = options.now ?? new Date();
-  const owed = owedWork(state, config, now);
+  // A nightly judges ages on the service's clock; the plan sends nothing, so it takes the
+  // offset the latest run recorded (sync_run_clocks): "now" as the service's clock last showed.
+  const clock = serviceClock(state.clocks);
+  const nightly = dueRule(state, config, now).mode === 'nightly';
+  const serviceNow = options.serviceNow ?? new Date(now.getTime() + (clock.lastOffsetMs ?? 0));
+  const judged = nightly ? serviceNow : now;
+  const owed = owedWork(state, config, judged);
   const cost = costOf(owed.counts);
   const unknownSizes = [...owed.unknownWalks];
   if (unknownSizes.includes('fragrances')) {
     if (config.datasets.brands) unknownSizes.push('brands');
     if (config.datasets.perfumers) unknownSizes.push('perfumers');
   }
-  const nightly = dueRule(state, config, now).mode === 'nightly';
   const kind: PlanKind =
     unknownSizes.length > 0
       ? 'lowerBound'
@@ -105,7 +122,10 @@ export function buildPlan(
     budget: { maxCentsPerRun, maxCentsPerDay, centsToday },
     daysAtLimit: usable === null || usable === 0 ? null : Math.ceil(cost.quotaUnits / usable),
     nightly:
-      kind === 'nightly' ? nightlyRefresh(state, config, now, cost.cents, capOf(config, centsToday)) : null,
+      kind === 'nightly'
+        ? nightlyRefresh(state, config, judged, cost.cents, capOf(config, centsToday))
+        : null,
+    clock: { offsetMs: clock.lastOffsetMs, runId: clock.lastRunId },
   };
 }
 

@@ -68,10 +68,15 @@ export function dueScore(
   for (const ds of datasets) {
     const at = item.fetched[ds];
     if (!due.owed(item.entity, ds, item.key, at)) continue;
-    const age = at === undefined ? Number.POSITIVE_INFINITY : (now.getTime() - Date.parse(at)) / HOUR_MS;
+    const age = at === undefined ? Number.POSITIVE_INFINITY : ageMs(due, at, now) / HOUR_MS;
     if (oldest === null || age > oldest) oldest = age;
   }
   return oldest === null ? null : oldest * pop;
+}
+
+/** The age of a fetch stored at `at`: on the service's clock when the rule knows it. */
+export function ageMs(due: DueRule, at: string, now: Date): number {
+  return due.ageMs ? due.ageMs(at) : now.getTime() - Date.parse(at);
 }
 
 /** The datasets of `entity` the config mirrors and the nightly refreshes (what dueScore looks at). */

@@ -27,6 +27,8 @@ export interface FetchResult {
   occupancy: OccupancyFigures | null;
   /** Jobs owed and never handed to the driver (Admission): still owed when the run ends. */
   notAdmitted: number;
+  /** The service's clock minus this machine's as the run ended (ms); null: nothing was answered. */
+  clockOffsetMs: number | null;
 }
 
 /** A fetch that has seen no outcome yet. */
@@ -43,5 +45,6 @@ export function emptyFetchResult(): FetchResult {
     interrupted: false,
     occupancy: null,
     notAdmitted: 0,
+    clockOffsetMs: null,
   };
 }

@@ -34,6 +34,8 @@ export class FetchStage {
   private calls = 0;
   private cents = 0;
   private lastRemaining: number | null = null;
+  /** Whether any response arrived (the governor's clock offset means something only then). */
+  private answered = false;
   private pause = new QuotaPause();
   private readonly rewalk: ResetRewalk;
   private readonly signals: SimilarSignals;
@@ -130,6 +132,7 @@ export class FetchStage {
         await driver.idle();
       }
       if (!this.result.writeFailure) this.load.add([], this.signals.settle()); // guesses left: owed
+      this.result.clockOffsetMs = await this.endClock();
     } finally {
       this.result.notAdmitted = this.admission.waiting;
       clearInterval(ticker);
@@ -205,6 +208,7 @@ export class FetchStage {
       this.calls++;
       this.cents += c.costCents;
       if (c.quotaRemaining !== null) this.lastRemaining = c.quotaRemaining;
+      if (c.status > 0) this.answered = true;
     }
     if (o.type === 'done') await this.done(o);
     else {
@@ -253,14 +257,20 @@ export class FetchStage {
   /**
    * A nightly's due rule on the service's clock: ages are judged against the run's start as
    * the service's clock showed it (a day the service passed is a day, whatever this machine's
-   * clock says). Stored fetch times stay this machine's; against a real service the offset is
-   * about 0 and nothing changes.
+   * clock says), and each stored fetch time as the service's clock showed it to the run that
+   * stored it (sync_run_clocks). Against a real service the offsets are about 0.
    */
   private retime(): JobSpec[] {
     const start = new Date(this.run.started.getTime() + this.clockOffsetMs);
     if (Math.abs(this.clockOffsetMs) >= 60_000)
       this.run.log.info({ clockOffsetMs: this.clockOffsetMs }, "due refreshes judged on the service's clock");
-    return this.frontier.retime(nightlyRule(this.config.freshness, start), start);
+    return this.frontier.retime(nightlyRule(this.config.freshness, start, this.frontier.clock), start);
+  }
+
+  /** The service's clock offset as the run ends, kept with the run; null: nothing was answered. */
+  private async endClock(): Promise<number | null> {
+    if (!this.governor || !this.answered) return null;
+    return (await this.governor.status().catch(() => null))?.clockOffsetMs ?? null;
   }
 
   /**

@@ -70,7 +70,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   await driver.settle?.();
   await load.close();
   const { warehouse } = run;
-  await warehouse.finishRun(run.runId, status, new Date());
+  await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
   if (status === 'completed' && config.export.parquetDir)
     await warehouse.exportParquet(config.export.parquetDir);

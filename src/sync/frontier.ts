@@ -6,6 +6,7 @@ import type { ProgressMark } from '../domain/items.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { fullRule, type DueRule } from '../plan/freshness.ts';
+import { serviceClock, type ServiceClock } from '../plan/service-clock.ts';
 import { itemKey, KeySets } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
 import { DueRanking } from './rank.ts';
@@ -47,6 +48,8 @@ export class Frontier {
   /** The due rule; a nightly's is judged again on the service's clock after the walks (retime). */
   due: DueRule;
   private readonly items: SyncState['items'];
+  /** Stored fetch times on the service's clock (each run's recorded offset): what retime judges by. */
+  readonly clock: ServiceClock;
   /** A nightly's order of due refreshes: charted and trending first, then age × popularity. */
   private readonly ranking: DueRanking;
 
@@ -67,6 +70,7 @@ export class Frontier {
     this.due = due ?? fullRule(this.cycleStart);
     this.ranking = new DueRanking(state, datasets, this.due, runStart);
     this.items = state.items;
+    this.clock = serviceClock(state.clocks);
     for (const item of state.items) {
       if (item.removed) this.removed.add(item.entity, item.key);
       else this.known.add(item.entity, item.key);

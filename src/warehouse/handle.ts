@@ -14,7 +14,7 @@ export interface WarehouseHandle {
   load(batch: LoadBatch): Promise<LoadResult>;
   loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult>;
   startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void>;
-  finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void>;
+  finishRun(runId: string, status: RunStatus, finishedAt: Date, clockOffsetMs?: number | null): Promise<void>;
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;
   syncState(): Promise<SyncState>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;

@@ -63,6 +63,18 @@ export interface SyncState {
   charted?: Set<string>;
   /** Live fragrances each perfumer and note covers, keyed `perfumer|<slug>`, `note|<slug>`. */
   members?: Map<string, number>;
+  /**
+   * The service's clock offset each run recorded (sync_run_clocks), by run start: ages are
+   * judged on the service's clock (src/plan/service-clock.ts). Optional: hand-made states.
+   */
+  clocks?: ClockMark[];
+}
+
+/** A run's start (ISO, this machine's clock) and the service's clock minus this machine's then (ms). */
+export interface ClockMark {
+  runId: string;
+  from: string;
+  offsetMs: number;
 }
 
 /** What a warehouse that never synced knows: nothing, and no cycle open. */
@@ -77,5 +89,6 @@ export function emptySyncState(): SyncState {
     brandCatalogueSizes: new Map(),
     charted: new Set(),
     members: new Map(),
+    clocks: [],
   };
 }

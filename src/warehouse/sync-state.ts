@@ -65,5 +65,11 @@ export async function readSyncState(db: Db): Promise<SyncState> {
     ),
     charted: new Set((await db.all<{ id: string }>(sqlFile('charted.sql'))).map((r) => r.id)),
     members: await pairs(sqlFile('members.sql')),
+    clocks: (
+      await db.all<{ runId: string; from: string; offsetMs: number | string }>(
+        `SELECT c.run_id AS "runId", ${ISO('r.started_at')} AS "from", c.clock_offset_ms AS "offsetMs"
+         FROM sync_run_clocks c JOIN sync_runs r USING (run_id) ORDER BY r.started_at`,
+      )
+    ).map((r) => ({ ...r, offsetMs: Number(r.offsetMs) })),
   };
 }

@@ -201,8 +201,17 @@ export class Warehouse implements WarehouseHandle {
       );
   }
 
-  /** Closes a run; its calls and cents are computed from the ledger, never trusted from memory. */
-  async finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {
+  /**
+   * Closes a run; its calls and cents are computed from the ledger, never trusted from memory.
+   * `clockOffsetMs` (the service's Date minus this machine's clock, as the run's responses
+   * showed it; null when none was answered) is kept in sync_run_clocks: ages are judged by it.
+   */
+  async finishRun(
+    runId: string,
+    status: RunStatus,
+    finishedAt: Date,
+    clockOffsetMs: number | null = null,
+  ): Promise<void> {
     const [known] = await this.query<{ n: number }>(
       'SELECT count(*)::INTEGER AS n FROM sync_runs WHERE run_id = $1',
       [runId],
@@ -211,6 +220,12 @@ export class Warehouse implements WarehouseHandle {
       throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
     await this.run('finishRun', sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
     await this.run('finishRun', sqlFile('runs/refresh-late.sql'), [runId]);
+    if (clockOffsetMs !== null)
+      await this.run('finishRun', sqlFile('runs/clock.sql'), [
+        runId,
+        Math.round(clockOffsetMs),
+        finishedAt.toISOString(),
+      ]);
   }
 
   /** Calls and cents of one UTC day across all runs (seeds the governor after a restart). */

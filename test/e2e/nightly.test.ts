@@ -4,7 +4,7 @@ import { buildPlan } from '../../src/plan/plan.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
-import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
+import { expectExact } from '../helpers/exact.ts';
 import { dayDiff, newItemsIncomplete, removedStillThere } from '../helpers/nightly.ts';
 import { testConfig } from '../helpers/sync.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -32,20 +32,12 @@ afterAll(async () => {
   await dir.cleanup();
 });
 
-async function expectExact(sim: Simulator, dbPath: string): Promise<void> {
-  const truth = sim.groundTruth();
-  expect(diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate))).toEqual({});
-  const ours = await warehouseLedger(dbPath);
-  expect(ours.calls).toBe(sim.ledger().calls);
-  expect(ours.billable).toBe(sim.ledger().cents);
-}
-
 async function owedNow(sim: Simulator, dbPath: string): Promise<{ calls: number; cents: number }> {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
   try {
     const config = testConfig({ baseUrl: sim.url, dbPath });
-    // On the service's clock, as the nightly judges ages (it learns it from the walks).
-    const plan = buildPlan(await wh.syncState(), config, null, { now: sim.now() });
+    // This machine's now: the plan judges ages on the service's clock the last run recorded.
+    const plan = buildPlan(await wh.syncState(), config, null);
     expect(plan.kind).not.toBe('lowerBound');
     return plan.cost;
   } finally {

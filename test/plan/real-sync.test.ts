@@ -30,9 +30,10 @@ async function planNow(flags: Record<string, string | boolean> = {}): Promise<Pl
   const wh = await Warehouse.open(dbPath(), { readOnly: true });
   try {
     const state = await wh.syncState();
-    // On the service's clock, as the nightly judges ages (it learns it from the walks).
+    // The simulator's day moves here before any run saw it: the test tells the plan the
+    // service's clock (fragsync plan takes it as the last run recorded it).
     const config = testConfig({ baseUrl: sim.url, dbPath: dbPath(), flags });
-    return buildPlan(state, config, null, { now: sim.now() });
+    return buildPlan(state, config, null, { serviceNow: sim.now() });
   } finally {
     await wh.close();
   }

@@ -60,6 +60,19 @@ test("a run's totals follow ledger rows that reach the warehouse after it finish
   ]);
 });
 
+test("finishRun keeps the run's service clock offset when it saw one; syncState reads them by run start", async () => {
+  await wh.startRun('a', new Date('2024-01-01T00:00:00Z'));
+  await wh.finishRun('a', 'completed', new Date('2024-01-01T01:00:00Z'), 0);
+  await wh.startRun('b', new Date('2024-01-02T00:00:00Z'));
+  await wh.finishRun('b', 'interrupted', new Date('2024-01-02T01:00:00Z'));
+  await wh.startRun('c', new Date('2024-01-03T00:00:00Z'));
+  await wh.finishRun('c', 'completed', new Date('2024-01-03T01:00:00Z'), 86_400_000);
+  expect((await wh.syncState()).clocks).toEqual([
+    { runId: 'a', from: '2024-01-01T00:00:00.000Z', offsetMs: 0 },
+    { runId: 'c', from: '2024-01-03T00:00:00.000Z', offsetMs: 86_400_000 },
+  ]);
+});
+
 test('syncState cycle rules: open cycle until a run completes, then a new one', async () => {
   expect((await wh.syncState()).cycleStart).toBeNull();
   await wh.startRun('a', new Date('2024-01-01T00:00:00Z'));

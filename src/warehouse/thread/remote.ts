@@ -130,8 +130,13 @@ export class ThreadWarehouse implements WarehouseHandle {
     return this.call('startRun', [runId, startedAt, intent]);
   }
 
-  finishRun(runId: string, status: RunStatus, finishedAt: Date): Promise<void> {
-    return this.call('finishRun', [runId, status, finishedAt]);
+  finishRun(
+    runId: string,
+    status: RunStatus,
+    finishedAt: Date,
+    clockOffsetMs?: number | null,
+  ): Promise<void> {
+    return this.call('finishRun', [runId, status, finishedAt, clockOffsetMs]);
   }
 
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }> {
