@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
-import { warehouseLedger } from '../helpers/ground-truth.ts';
 import {
   callsWithStatus,
   cleanRunCalls,
+  expectLedgerWithin,
   expectMirror,
   governedFiles,
   queryWarehouse,
@@ -74,12 +74,11 @@ describe('governed sync: killed processes', () => {
       const dup = callsWithStatus(sim, 200) - clean.calls;
       expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
       expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(bound);
-      // The ledger is exact, kills included: a request a killed process had on the wire was
-      // journaled as it left, and the next start ledgers it as a call without an answer.
-      const ours = await warehouseLedger(dbPath);
-      const theirs = sim.ledger();
-      expect(ours.calls, `delays ${delays.join(',')} ms`).toBe(theirs.calls);
-      expect(ours.billable, `delays ${delays.join(',')} ms`).toBe(theirs.cents);
+      // Every call reaches the ledger, kills included: a request a killed process had on the
+      // wire was journaled as it left, and the next start ledgers it as a call without an
+      // answer. One journaled at the instant of a kill may never have been read by the service:
+      // at most the requests in flight per kill (expectLedgerWithin).
+      await expectLedgerWithin(sim, dbPath, KILLS * CONCURRENCY);
       const [unanswered] = await queryWarehouse<{ n: number }>(
         dbPath,
         'SELECT count(*)::INTEGER AS n FROM api_calls WHERE status = 0',

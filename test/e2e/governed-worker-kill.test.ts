@@ -4,7 +4,7 @@ import { startSimulator } from '../../src/simulator/index.ts';
 import {
   callsWithStatus,
   cleanRunCalls,
-  expectLedgerEqual,
+  expectLedgerWithin,
   expectMirror,
   governedFiles,
   lockConfig,
@@ -43,7 +43,7 @@ beforeAll(async () => {
 });
 
 describe('governed sync: killed worker processes', () => {
-  it('SIGKILLed workers: an exact mirror, an exact ledger, and only their jobs paid again', async () => {
+  it('SIGKILLed workers: an exact mirror, every call in the ledger, and only their jobs paid again', async () => {
     const redisUrl = inject('redisUrl');
     const prefix = uniquePrefix('gov-worker-kill');
     const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
@@ -86,7 +86,9 @@ describe('governed sync: killed worker processes', () => {
       await Promise.all(workers.map((w) => w.stop()));
 
       await expectMirror(sim, dbPath);
-      await expectLedgerEqual(sim, dbPath);
+      // Every call reaches the ledger; a request a killed worker had journaled and not yet
+      // written to its socket may be one the service never read (expectLedgerWithin).
+      await expectLedgerWithin(sim, dbPath, KILLS * CONCURRENCY);
       // Per kill, at most the jobs the worker had: the JOBS largest ones.
       const dup = callsWithStatus(sim, 200) - clean.calls;
       expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
@@ -128,7 +130,8 @@ describe('governed sync: killed worker processes', () => {
       expect(end.code, end.output).toBe(EXIT.ok);
 
       await expectMirror(sim, dbPath);
-      await expectLedgerEqual(sim, dbPath);
+      // The killed sync sent too: see expectLedgerWithin for the requests cut off as they left.
+      await expectLedgerWithin(sim, dbPath, KILLS * CONCURRENCY);
       const runs = await queryWarehouse<{ status: string }>(
         dbPath,
         'SELECT status FROM sync_runs ORDER BY started_at',
