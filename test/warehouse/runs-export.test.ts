@@ -45,6 +45,40 @@ test('finishRun computes calls and cents from the ledger; spendOnDay sums one UT
   ).toEqual([{ endpoint: '/v1/fragrances/{id}', calls: 3, cents: 28, failed_calls: 1, failed_cents: 25 }]);
 });
 
+test('spend_by_endpoint lists the most cents first, ties by endpoint and method, whatever the load order', async () => {
+  const at = '2024-03-01T10:00:00Z';
+  const on = (endpoint: string, costCents: number, method: 'GET' | 'POST' = 'GET'): LoadItem => ({
+    ...call(at, costCents),
+    endpoint,
+    method,
+  });
+  // Loaded cheapest first, in an order unlike the view's; a hash aggregate returns groups in
+  // no promised order, so without ORDER BY the view's rows came back in whatever order it made.
+  await wh.load(
+    batch(
+      [
+        on('/v1/notes', 1),
+        on('/v1/brands', 1),
+        on('/v1/search', 3, 'POST'),
+        on('/v1/search', 3),
+        on('/v1/fragrances/{id}', 25),
+        on('/v1/charts', 2),
+        on('/v1/charts', 2),
+      ],
+      [],
+      'r1',
+    ),
+  );
+  expect(await wh.query('SELECT method, endpoint, cents FROM spend_by_endpoint')).toEqual([
+    { method: 'GET', endpoint: '/v1/fragrances/{id}', cents: 25 },
+    { method: 'GET', endpoint: '/v1/charts', cents: 4 },
+    { method: 'GET', endpoint: '/v1/search', cents: 3 },
+    { method: 'POST', endpoint: '/v1/search', cents: 3 },
+    { method: 'GET', endpoint: '/v1/brands', cents: 1 },
+    { method: 'GET', endpoint: '/v1/notes', cents: 1 },
+  ]);
+});
+
 test("a run's totals follow ledger rows that reach the warehouse after it finished", async () => {
   await wh.startRun('r1', new Date('2024-03-01T10:00:00Z'));
   await wh.load(batch([call('2024-03-01T10:00:01Z', 2)], [], 'r1'));
