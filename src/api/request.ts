@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BudgetExhaustedError, QuotaPausedError } from '../errors.ts';
-import type {
-  Admission,
-  ApiCallItem,
-  CallOutcome,
-  CallTicket,
-  RateLimitInfo,
-  SentCall,
+import {
+  NEVER_ABORTED,
+  untilHalted,
+  type Admission,
+  type ApiCallItem,
+  type CallOutcome,
+  type CallTicket,
+  type RateLimitInfo,
+  type SentCall,
 } from '../domain/calls.ts';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import { ApiError } from './errors.ts';
@@ -177,8 +179,9 @@ export async function performCall<T>(
   signal?: AbortSignal,
 ): Promise<ApiResponse<T>> {
   const { method, template, costCents } = ENDPOINTS[spec.endpoint];
+  const own = signal === NEVER_ABORTED ? undefined : signal;
   // Before the request is on the wire, a halt stops it too.
-  const before = deps.halt ? (signal ? AbortSignal.any([signal, deps.halt]) : deps.halt) : signal;
+  const before = deps.halt ? (own ? untilHalted(own, deps.halt) : deps.halt) : own;
   for (let attempt = 0; ; attempt++) {
     if (before?.aborted) throw abortReason(before);
     // The slot is free again once the answer is read, before it is settled and interpreted.
@@ -209,7 +212,7 @@ export async function performCall<T>(
               call: () => onSent({ callId: id!, at: sentAt, method, endpoint: template, costCents }),
             },
           },
-          signal,
+          own,
         );
       } finally {
         meter?.wireChange(-1);

@@ -1,4 +1,4 @@
-import { Halt } from '../domain/calls.ts';
+import { Halt, NEVER_ABORTED } from '../domain/calls.ts';
 import type { Governor } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { Fifo } from './fifo.ts';
@@ -47,7 +47,7 @@ export class MemoryDriver implements QueueDriver {
   private readonly halt = new Halt();
   private readonly deps: ExecuteDeps;
   /** Jobs are halted, never aborted: this one is never aborted. */
-  private readonly signal = new AbortController().signal;
+  private readonly signal = NEVER_ABORTED;
 
   constructor(private readonly opts: MemoryDriverOptions) {
     this.deps = { ...opts.deps, halt: this.halt.signal };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
 import { CALL_ID_HEADER } from '../../src/api/sent-headers.ts';
-import { Halt, Halted, type ApiCallItem, type SentCall } from '../../src/domain/calls.ts';
+import { Halt, Halted, NEVER_ABORTED, type ApiCallItem, type SentCall } from '../../src/domain/calls.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { startRawServer } from './helpers.ts';
 
@@ -148,4 +148,38 @@ test('a halt from inside a request being sent (a journal line that failed) lets 
   expect(sent).toHaveLength(2);
   expect(seenIds).toEqual(sent.map((s) => s.callId));
   expect(calls.map((x) => x.status)).toEqual([200, 200]);
+});
+
+test('requests waiting for a slot stop with Halted, however many wait, whatever signal their job has', async () => {
+  answerNext = [];
+  const warnings: Error[] = [];
+  const onWarning = (w: Error): number => warnings.push(w);
+  process.on('warning', onWarning);
+  const sent: SentCall[] = [];
+  const calls: ApiCallItem[] = [];
+  const halt = new Halt();
+  const base = new FragranceClient({ baseUrl: server.url, apiKey: 'k', concurrency: 1 });
+  const c = base.withCalls(
+    (x) => calls.push(x),
+    (s) => sent.push(s),
+    halt.signal,
+  );
+  const job = new AbortController().signal;
+  const onWire = c.getSimilar('first', { limit: 50 }, NEVER_ABORTED);
+  // More than node's 10 listeners per signal: the in-process driver's shared signals, a job's own.
+  const waiting = Array.from({ length: 30 }, (_, i) =>
+    c.getSimilar(`w${i}`, { limit: 50 }, i % 2 === 0 ? NEVER_ABORTED : job).catch((e: unknown) => e),
+  );
+  while (answerNext.length === 0) await new Promise((r) => setTimeout(r, 5));
+  halt.halt('the run stops');
+  answerNext.shift()!();
+  expect((await onWire).data.id).toBe('x');
+  const ended = await Promise.all(waiting);
+  await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+  process.off('warning', onWarning);
+  await base.close();
+  expect(ended.every((e) => e instanceof Halted)).toBe(true);
+  expect(sent).toHaveLength(1);
+  expect(calls.map((x) => x.status)).toEqual([200]);
+  expect(warnings.map((w) => w.message)).toEqual([]);
 });
