@@ -45,6 +45,8 @@ export class LoadStage {
   /** The first journal write that failed (no room): the run stops on it. */
   private journalError: unknown = null;
   readonly loaded: Record<string, number> = {};
+  /** A request line up to its calls: one per request, and a run id that never changes. */
+  private readonly sentHead: string;
 
   constructor(
     private readonly warehouse: WarehouseHandle,
@@ -53,6 +55,8 @@ export class LoadStage {
     private readonly opts: LoadStageOptions,
   ) {
     this.journal = new Journal(dbPath);
+    const empty: LoadEntry = { runId, items: [], progress: [], sent: [] };
+    this.sentHead = JSON.stringify(empty).slice(0, -2);
   }
 
   /**
@@ -167,9 +171,8 @@ export class LoadStage {
    */
   private journalSent(sent: SentCall[]): void {
     try {
-      this.journal.append(
-        JSON.stringify({ runId: this.runId, items: [], progress: [], sent } satisfies LoadEntry),
-      );
+      // `{"runId":…,"items":[],"progress":[],"sent":[…]}`, the run's part made once (sentHead).
+      this.journal.append(`${this.sentHead}${sent.map((c) => JSON.stringify(c)).join(',')}]}`);
     } catch (err) {
       this.journalFailure(err);
     }
