@@ -48,9 +48,13 @@ test('finishRun computes calls and cents from the ledger; spendOnDay sums one UT
 test('spend_by_endpoint lists the most cents first, ties by endpoint and method, whatever the load order', async () => {
   const at = '2024-03-01T10:00:00Z';
   const on = (endpoint: string, costCents: number, method: 'GET' | 'POST' = 'GET'): LoadItem => ({
-    ...call(at, costCents),
-    endpoint,
+    kind: 'apiCall',
+    at,
     method,
+    endpoint,
+    status: 200,
+    costCents,
+    quotaRemaining: null,
   });
   // Loaded cheapest first, in an order unlike the view's; a hash aggregate returns groups in
   // no promised order, so without ORDER BY the view's rows came back in whatever order it made.
