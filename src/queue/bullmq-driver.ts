@@ -5,6 +5,7 @@ import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
 import { cancelPrevious, jobsInHand, RunLease } from './lease.ts';
+import { Receipts } from './receipts.ts';
 import { RedisLossNotice } from './redis-loss.ts';
 import type { Backlog, JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
 
@@ -87,7 +88,7 @@ export class BullmqDriver implements QueueDriver {
     const loadWorker = new Worker(
       LOAD_QUEUE,
       // A report may come in before the driver exists (a spool adopted at start): it waits.
-      async (job: Job<JobOutcome>) => (await ready).receive(job.data),
+      async (job: Job<JobOutcome>) => (await ready).receive(job.data, job.id),
       // Reports a killed owner was taking are stalled: the next owner gets them after the lock.
       {
         connection: loadConnection,
@@ -144,20 +145,28 @@ export class BullmqDriver implements QueueDriver {
 
   /** Outcomes this process is handling right now (each one an active job of the load queue). */
   private receiving = 0;
+  /** Of them, final outcomes of this run's jobs (no longer outstanding, not yet handled). */
+  private ending = 0;
+  private readonly receipts = new Receipts();
 
-  private async receive(outcome: JobOutcome): Promise<void> {
+  private async receive(received: JobOutcome, reportId?: string): Promise<void> {
+    const runId = this.opts.runId;
+    // A job is owed a final outcome while outstanding (or, once stopped, whatever comes).
+    const owed = (job: QueuedJob) => job.runId !== runId || this.stopped || this.outstanding.has(job.id);
+    const outcome = this.receipts.take(received, reportId, owed);
+    const ends = outcome.type !== 'ledger' && outcome.type !== 'requeued' && outcome.job.runId === runId;
+    // No longer owed from here: recoverLost must not enqueue it again while it is handled.
+    if (ends) this.outstanding.delete(outcome.job.id);
     this.receiving++;
+    if (ends) this.ending++;
     try {
       await this.opts.onOutcome(outcome);
     } finally {
       this.receiving--;
+      if (ends) this.ending--;
     }
-    if (outcome.type === 'ledger' || outcome.type === 'requeued') return;
-    if (outcome.job.runId === this.opts.runId) {
-      this.outstanding.delete(outcome.job.id);
-      if (outcome.type === 'stop') await this.stop();
-      this.checkIdle();
-    }
+    if (ends && outcome.type === 'stop') await this.stop();
+    if (ends) this.checkIdle();
   }
 
   idle(): Promise<void> {
@@ -297,7 +306,8 @@ export class BullmqDriver implements QueueDriver {
   }
 
   private isIdle(): boolean {
-    return this.outstanding.size === 0;
+    // An outcome being handled may still make jobs owed.
+    return this.outstanding.size === 0 && this.ending === 0;
   }
 
   private checkIdle(): void {

@@ -91,9 +91,9 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
   for (const q of [loadQueue, fetchQueue]) q.on('error', notice.onWorkerError('queue'));
-  const add = async (outcome: JobOutcome): Promise<string> => {
-    // Our own id: the spool checks for this key to know the owner took the report.
-    const jobId = randomUUID();
+  // Our own id: the spool checks for this key to know the owner took the report, and sends a
+  // report again under it after Redis lost its data (the owner handles an id once).
+  const add = async (outcome: JobOutcome, jobId: string = randomUUID()): Promise<string> => {
     await loadQueue.add('outcome', outcome, { jobId, removeOnComplete: true, removeOnFail: 1000 });
     return jobId;
   };
@@ -102,6 +102,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     redis: opts.connection,
     prefix: opts.prefix,
     report: (runId, calls) => add({ type: 'ledger', runId, calls }),
+    resend: async (outcome, jobId) => void (await add(outcome, jobId)),
     log: opts.log,
     notice,
   }).catch(async (err: unknown) => {
@@ -109,7 +110,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     await fetchQueue.close();
     throw err;
   });
-  const report = async (outcome: JobOutcome) => spool.reported(outcome.calls, await add(outcome));
+  const report = async (outcome: JobOutcome) => spool.reported(outcome, await add(outcome));
 
   const lease = new LeaseWatch(opts);
   const later = async (job: Job, token: string | undefined): Promise<never> => {

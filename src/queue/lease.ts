@@ -32,11 +32,6 @@ export function leaseKey(prefix: string): string {
   return `${prefix}:fragsync:lease`;
 }
 
-/** The run holding the lease now, or null (none, or its holder died a lease ago). */
-export async function leaseHolder(redis: Redis, prefix: string): Promise<string | null> {
-  return redis.get(leaseKey(prefix));
-}
-
 /** '' when held by `runId` now, else the id of the run that holds it. */
 async function hold(redis: Redis, prefix: string, runId: string, leaseMs: number): Promise<string> {
   return String(await redis.eval(SCRIPTS.hold, 1, leaseKey(prefix), runId, ttlOf(leaseMs)));
@@ -112,9 +107,18 @@ const LAPSED = 'the run lease lapsed';
  * longer holds the lease are halted: they send no further request, and those on the wire
  * are answered and ledgered (aborting them would leave unknowable whether the service
  * counted them).
+ *
+ * A lease gone before it could have lapsed by itself was deleted, not left to lapse: Redis
+ * lost its data (FLUSHALL, a restart without persistence), and its holder, alive, sets it
+ * again at its next renewal. Until the time it would have lapsed at the earliest, the run
+ * still counts as holding it, so the jobs in hand finish and report their results instead
+ * of being halted and bought again; a holder that died meanwhile loses its jobs no later
+ * than its lease would have lapsed.
  */
 export class LeaseWatch {
   private holder: string | null = null;
+  /** The last run seen holding the lease, and the local time before which it cannot have lapsed. */
+  private seen: { runId: string; until: number } | null = null;
   private readonly inHand = new Map<string, { runId: string; halt: Halt }>();
   private timer: NodeJS.Timeout | null = null;
   private worker: Worker | null = null;
@@ -135,8 +139,26 @@ export class LeaseWatch {
 
   /** The holder, read again from Redis unless the last reading already says `runId`. */
   async holderFor(runId: string): Promise<string | null> {
-    if (this.holder !== runId) this.holder = await leaseHolder(this.opts.connection, this.opts.prefix);
+    if (this.holder !== runId) this.holder = await this.read();
     return this.holder;
+  }
+
+  /**
+   * The lease's holder, or the run that held it when it vanished before it could have lapsed
+   * (see the class comment), or null. The key's remaining life is read with it: it lapses
+   * no sooner than that after the request left.
+   */
+  private async read(): Promise<string | null> {
+    const key = leaseKey(this.opts.prefix);
+    const sentAt = Date.now();
+    const replies = await this.opts.connection.multi().get(key).pttl(key).exec();
+    const holder = (replies?.[0]?.[1] as string | null | undefined) ?? null;
+    const ttl = Number(replies?.[1]?.[1]);
+    if (holder !== null) {
+      this.seen = ttl > 0 ? { runId: holder, until: sentAt + ttl } : null;
+      return holder;
+    }
+    return this.seen && Date.now() < this.seen.until ? this.seen.runId : null;
   }
 
   track(jobId: string, runId: string): Halt {
@@ -151,7 +173,7 @@ export class LeaseWatch {
   }
 
   private async check(): Promise<void> {
-    const holder = await leaseHolder(this.opts.connection, this.opts.prefix);
+    const holder = await this.read();
     this.holder = holder;
     for (const { runId, halt } of this.inHand.values()) if (runId !== holder) halt.halt(LAPSED);
     const w = this.worker;

@@ -32,7 +32,7 @@ export class RedisLossNotice {
     if (first)
       this.log.warn(
         detail,
-        `Redis lost the queue's data (flushed, or restarted without persistence): ${what}; jobs in flight are fetched again, nothing fetched before is lost`,
+        `Redis lost the queue's data (flushed, or restarted without persistence): ${what}; the run goes on from what was fetched (the jobs lost are enqueued again)`,
       );
     else this.log.debug(detail, `Redis data lost (already reported): ${what}`);
   }

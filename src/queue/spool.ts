@@ -9,6 +9,7 @@ import { ensureWritableDir } from '../util/writable-dir.ts';
 import { readCalls, unansweredRows } from '../warehouse/sent-calls.ts';
 import { RedisLossNotice } from './redis-loss.ts';
 import { claimDeadSpools, openSpools, spoolToken } from './spool-file.ts';
+import type { JobOutcome } from './types.ts';
 
 export interface SpoolOptions {
   /** This queue prefix's spool folder (created if missing); shared by the processes of a host. */
@@ -18,6 +19,8 @@ export interface SpoolOptions {
   prefix: string;
   /** Hands ledger rows to the owner of the warehouse (a load job); resolves with its job id. */
   report(runId: string, calls: ApiCallItem[]): Promise<string>;
+  /** Hands a kept outcome to the owner again, as load job `jobId` (the id it had before). */
+  resend(outcome: JobOutcome, jobId: string): Promise<void>;
   /** How often the open segment is sealed and segments whose reports were taken are dropped (ms). */
   rotateMs?: number;
   log: Logger;
@@ -32,6 +35,8 @@ interface Segment {
   fresh: number;
   /** Load jobs that carry rows of this segment (reported while it was open). */
   jobs: string[];
+  /** The job outcomes among them, kept whole while they may be in Redis only (see reportAgain). */
+  outcomes: { jobId: string; outcome: JobOutcome }[];
 }
 
 /** Seconds a marker outlives its last refresh: a dead process's marker goes by itself. */
@@ -103,12 +108,16 @@ export class CallSpool {
     this.write(answerLine(runId, call));
   }
 
-  /** Redis accepted load job `jobId` carrying `calls`: they are kept until it is taken. */
-  reported(calls: readonly ApiCallItem[], jobId: string): void {
-    for (const c of calls) if (c.callId !== undefined) this.unreported.delete(c.callId);
+  /**
+   * Redis accepted load job `jobId` carrying `outcome` (its calls): both are kept until it is
+   * taken. Only the rows are on disk: a dead process's jobs are fetched again anyway.
+   */
+  reported(outcome: JobOutcome, jobId: string): void {
+    for (const c of outcome.calls) if (c.callId !== undefined) this.unreported.delete(c.callId);
     // Every row of an unreported call is in the open segment (written there, or carried over
     // when it opened), so this segment is the one to keep until the job is taken.
     this.current.jobs.push(jobId);
+    this.current.outcomes.push({ jobId, outcome });
   }
 
   /**
@@ -148,22 +157,39 @@ export class CallSpool {
 
   /**
    * Redis lost its data, and with it every report not yet taken. Report all rows still kept
-   * (those of calls whose job has not reported yet go with that job), in a fresh segment.
+   * (those of calls whose job has not reported yet go with that job), in a fresh segment:
+   * the job outcomes kept go again whole, under their first load job id (the owner handles
+   * an id once: one it took already counts for its ledger rows only), so a job whose results
+   * were waiting in Redis is not fetched again; the other rows go as ledger rows.
    */
   private async reportAgain(): Promise<void> {
     await this.opts.redis.set(this.marker, '1', 'EX', MARKER_TTL_S);
     const old = [...this.sealed, this.current];
     const { answered } = readCalls(old.map((s) => s.path));
     for (const id of this.unreported.keys()) answered.delete(id);
+    const outcomes = old.flatMap((s) => s.outcomes);
     this.sealed.length = 0;
     for (const s of old) this.closeSegment(s);
     this.startSegment();
-    const rows = [...answered.values()];
-    for (const { runId, call } of rows) this.write(answerLine(runId, call), false);
+    for (const { runId, call } of answered.values()) this.write(answerLine(runId, call), false);
     // The rows are in the new segment now; the old ones can go.
     for (const s of old) rmSync(s.path, { force: true });
+    for (const { outcome } of outcomes)
+      for (const c of outcome.calls) if (c.callId !== undefined) answered.delete(c.callId);
+    for (const kept of outcomes) {
+      this.current.jobs.push(kept.jobId);
+      this.current.outcomes.push(kept);
+    }
+    try {
+      for (const { jobId, outcome } of outcomes) await this.opts.resend(outcome, jobId);
+    } catch (err) {
+      // Kept in the open segment: without the marker, the next check sends them again.
+      await this.opts.redis.del(this.marker).catch(() => undefined);
+      throw err;
+    }
+    const rows = [...answered.values()];
     await this.send(rows);
-    this.notice.lost({ calls: rows.length }, 'ledger rows reported again');
+    this.notice.lost({ calls: rows.length, outcomes: outcomes.length }, 'reports sent again');
   }
 
   /**
@@ -225,7 +251,8 @@ export class CallSpool {
   }
 
   private openSegment(): Segment {
-    return { path: join(this.opts.dir, `${this.token}-${++this.seq}.jsonl`), fd: null, fresh: 0, jobs: [] };
+    const path = join(this.opts.dir, `${this.token}-${++this.seq}.jsonl`);
+    return { path, fd: null, fresh: 0, jobs: [], outcomes: [] };
   }
 
   private closeSegment(s: Segment): void {

@@ -5,9 +5,10 @@ import { governedFiles } from '../helpers/governed.ts';
 /**
  * BullMQ mode, Redis loses all its data (FLUSHALL, on a redis-server this test starts) in
  * the middle of a run served by the sync and two worker processes. The run is rebuilt from
- * what the sync holds (the jobs it still owes; everything already received is journaled), so
- * only the jobs in flight at the flush are paid again; the ledger is exact; and the sync's log
- * says so in one warning line, not an error per job (41 lines before).
+ * what the sync holds (the jobs it still owes; everything already received is journaled), the
+ * jobs in hand finish and the reports lost with the load queue are sent again, so at most the
+ * jobs in flight at the flush are paid again (measured: none); the ledger is exact; and the
+ * sync's log says so in one warning line, not an error per job (41 lines before).
  */
 
 const files = governedFiles();

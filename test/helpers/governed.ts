@@ -142,7 +142,7 @@ export async function cleanRunCalls(
   start: () => Promise<Simulator>,
   dbPath: string,
   configPath: string,
-): Promise<{ calls: number; cents: number; ledger: Ledger }> {
+): Promise<{ calls: number; cents: number; ledger: Ledger; paid: string[] }> {
   // A sync on a warehouse a completed sync wrote is the nightly, which pays for what changed:
   // a yardstick for a full run needs a new warehouse (two scenarios of one file shared one).
   if (existsSync(dbPath))
@@ -151,7 +151,12 @@ export async function cleanRunCalls(
   try {
     const s = await runTestSync({ baseUrl: sim.url, dbPath, flags: { config: configPath } });
     expect(s.status).toBe('completed');
-    return { calls: sim.ledger().calls, cents: sim.ledger().cents, ledger: sim.ledger() };
+    return {
+      calls: sim.ledger().calls,
+      cents: sim.ledger().cents,
+      ledger: sim.ledger(),
+      paid: sim.paidRequests(),
+    };
   } finally {
     await sim.close();
   }
@@ -171,6 +176,22 @@ export function repeatBound(sim: Simulator, inFlight: number): number {
     ...Object.values(truth.brandCatalogues).map((b) => pages(b.length)),
   ].sort((x, y) => y - x);
   return sizes.slice(0, inFlight).reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * The billed requests (simulator option recordPaid) of `run` beyond those of a clean run of
+ * the same catalogue: each one as many times as it was paid more often than there.
+ */
+export function paidAgain(clean: readonly string[], run: readonly string[]): string[] {
+  const left = new Map<string, number>();
+  for (const r of clean) left.set(r, (left.get(r) ?? 0) + 1);
+  const again: string[] = [];
+  for (const r of run) {
+    const n = left.get(r) ?? 0;
+    if (n > 0) left.set(r, n - 1);
+    else again.push(r);
+  }
+  return again;
 }
 
 /** Rows of one query against a closed warehouse file. */

@@ -22,13 +22,14 @@ async function main(): Promise<void> {
     redis,
     prefix,
     report: async () => `job-${++jobs}`,
+    resend: async () => undefined,
     rotateMs: 60_000,
     log: pino({ level: 'silent' }),
   });
   for (const id of ['c1', 'c2', 'c3']) spool.sent('run-a', sentCall(id));
   spool.answered('run-a', answer('c1', 200));
   spool.answered('run-a', answer('c2', 500));
-  spool.reported([answer('c1', 200)], 'job-c1');
+  spool.reported({ type: 'ledger', runId: 'run-a', calls: [answer('c1', 200)] }, 'job-c1');
   await spool.check();
   process.stdout.write('ready\n');
   setInterval(() => {}, 60_000);

@@ -6,6 +6,8 @@ import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, test } from 'vitest';
 import { CallSpool } from '../../src/queue/spool.ts';
+import type { JobOutcome } from '../../src/queue/types.ts';
+import { job, PRIORITY } from '../../jobs/job-id.ts';
 import { unansweredRow, type ApiCallItem } from '../../src/domain/calls.ts';
 import { connect, deletePrefix, spawnChild } from '../governor/redis-helpers.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -35,9 +37,20 @@ afterEach(async () => {
 
 const jobKey = (id: string) => `${prefix}:load:${id}`;
 
-/** A spool whose reports are recorded; `pending`: each report's load job waits in Redis. */
+/** A job outcome carrying `calls`, as a fetch worker reports it. */
+const outcome = (calls: ApiCallItem[]): JobOutcome => ({
+  type: 'requeued',
+  job: { id: 'note-a', runId: 'run-a', spec: job('note', { slug: 'a' }, PRIORITY.entity) },
+  calls,
+});
+
+/**
+ * A spool whose reports are recorded (`made`: ledger rows, `resent`: outcomes sent again);
+ * `pending`: each report's load job waits in Redis.
+ */
 async function openSpool(pending: boolean) {
   const made: { runId: string; calls: ApiCallItem[] }[] = [];
+  const resent: { jobId: string; outcome: JobOutcome }[] = [];
   const spool = await CallSpool.open({
     dir,
     redis,
@@ -48,10 +61,14 @@ async function openSpool(pending: boolean) {
       if (pending) await redis.set(jobKey(id), '1');
       return id;
     },
+    resend: async (outcome, jobId) => {
+      resent.push({ jobId, outcome });
+      if (pending) await redis.set(jobKey(jobId), '1');
+    },
     rotateMs: 60_000,
     log: silent,
   });
-  return { spool, made };
+  return { spool, made, resent };
 }
 
 describe('CallSpool', () => {
@@ -89,7 +106,7 @@ describe('CallSpool', () => {
     spool.sent('run-a', sentCall('c1'));
     spool.answered('run-a', answer('c1', 200));
     await redis.set(jobKey('j1'), '1');
-    spool.reported([answer('c1', 200)], 'j1');
+    spool.reported(outcome([answer('c1', 200)]), 'j1');
     await spool.check();
     expect((await readdir(dir)).length).toBe(1);
     await redis.del(jobKey('j1')); // the owner took it
@@ -98,23 +115,37 @@ describe('CallSpool', () => {
     await spool.close(0);
   });
 
-  test('after Redis lost its data, reports again every row not known to be taken', async () => {
-    const { spool, made } = await openSpool(true);
-    for (const id of ['c1', 'c2']) {
+  test('after Redis lost its data, reports again every row and outcome not known to be taken', async () => {
+    const { spool, made, resent } = await openSpool(true);
+    for (const id of ['c1', 'c2', 'c3']) {
       spool.sent('run-a', sentCall(id));
       spool.answered('run-a', answer(id, 200));
     }
     await redis.set(jobKey('j1'), '1');
-    spool.reported([answer('c1', 200)], 'j1');
+    const first = outcome([answer('c1', 200)]);
+    spool.reported(first, 'j1');
+    // c3's row was reported by the spool itself (as a dead worker's spool is).
+    await redis.set(jobKey('j3'), '1');
+    spool.reported({ type: 'ledger', runId: 'run-a', calls: [answer('c3', 200)] }, 'j3');
     await spool.check();
     expect(made).toEqual([]);
 
-    await deletePrefix(redis, prefix); // j1 and the spool's marker are gone
+    await deletePrefix(redis, prefix); // j1, j3 and the spool's marker are gone
     await spool.check();
-    // c2's job is still running: its row goes with that job's report, not now.
-    expect(made).toEqual([{ runId: 'run-a', calls: [answer('c1', 200)] }]);
+    // The outcomes go again whole under their ids; c2's job is still running: its row goes
+    // with that job's report, not now.
+    expect(resent).toEqual([
+      { jobId: 'j1', outcome: first },
+      { jobId: 'j3', outcome: { type: 'ledger', runId: 'run-a', calls: [answer('c3', 200)] } },
+    ]);
+    expect(made).toEqual([]);
     await spool.check();
-    expect(made).toHaveLength(1);
+    expect(resent).toHaveLength(2);
+    // Taken this time: nothing is kept.
+    await redis.del(jobKey('j1'), jobKey('j3'));
+    await spool.check();
+    await spool.check();
+    expect((await readdir(dir)).length).toBe(1); // the open segment: c2 is not reported yet
     await spool.close(0);
   });
 });
