@@ -214,13 +214,13 @@ describe('governed sync: worker processes on one Redis', () => {
       expect(summary.status).toBe('completed');
       expect(lost).toBeGreaterThanOrEqual(3);
       await expectMirror(sim, dbPath);
-      // The spool reported rows again (said once at warn level, by whichever part of the
-      // process saw the loss first; src/queue/redis-loss.ts): the rows of the lost reports among them.
+      // The spool sent its reports again (said once at warn level, by whichever part of the
+      // process saw the loss first; src/queue/redis-loss.ts): the lost ones among them, whole.
       const again = logs
-        .map((l) => JSON.parse(l) as { msg?: string; calls?: number })
-        .filter((e) => e.msg?.includes('ledger rows reported again'));
+        .map((l) => JSON.parse(l) as { msg?: string; outcomes?: number })
+        .filter((e) => e.msg?.includes('reports sent again'));
       expect(again.length).toBeGreaterThanOrEqual(1);
-      expect(again[0]?.calls).toBeGreaterThanOrEqual(lost);
+      expect(again[0]?.outcomes).toBeGreaterThanOrEqual(lost);
       await expectLedgerEqual(sim, dbPath);
     } finally {
       await hold.catch(() => undefined);
