@@ -17,15 +17,7 @@ export async function warehouseStatus(
     `SELECT CAST("at" AS VARCHAR) AS "at", quota_remaining AS remaining
      FROM api_calls ORDER BY "at" DESC LIMIT 1`,
   );
-  const [run] = await wh.query<{
-    run_id: string;
-    status: string;
-    calls: number | null;
-    cost_cents: number | null;
-  }>(
-    `SELECT run_id, status, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents
-     FROM sync_runs ORDER BY started_at DESC LIMIT 1`,
-  );
+  const run = await latestRun(wh);
   out.push(['warehouse', dbPath], ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls`]);
   if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
   if (run)
@@ -34,4 +26,23 @@ export async function warehouseStatus(
       `${run.run_id} ${run.status}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
     ]);
   return out;
+}
+
+export interface LatestRun {
+  run_id: string;
+  status: string;
+  /** ISO, this machine's clock; null while running. */
+  finished_at: string | null;
+  calls: number | null;
+  cost_cents: number | null;
+}
+
+/** The latest run of the warehouse (its calls and cents so far while it runs), or undefined. */
+export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun | undefined> {
+  const [run] = await wh.query<LatestRun>(
+    `SELECT run_id, status, strftime(timezone('UTC', finished_at), '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
+       ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents
+     FROM sync_runs ORDER BY started_at DESC LIMIT 1`,
+  );
+  return run;
 }

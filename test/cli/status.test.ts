@@ -1,13 +1,14 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
+import { cleanPrefix } from '../helpers/worker-process.ts';
 
 /** `fragsync status` as a real process, on a warehouse a real `fragsync sync` wrote. */
 let sim: Simulator;
@@ -84,6 +85,38 @@ describe('fragsync status', () => {
       lock.release();
     }
   });
+
+  it('with Redis, after a run ended, says no run is going on and how the last one ended (not "running")', async () => {
+    const redisUrl = inject('redisUrl');
+    const prefix = uniquePrefix('status');
+    const queued = join(dir.path, 'queued.duckdb');
+    const redisFlags = ['--redis', redisUrl, '--queue-prefix', prefix];
+    try {
+      const synced = await fragsync(['sync', '--base-url', sim.url, '--db', queued, ...redisFlags], {
+        FRAGSYNC_API_KEY: 'sim-key',
+      });
+      expect(synced.code, synced.stderr).toBe(EXIT.ok);
+      const id = /^run (\S+): completed/m.exec(synced.stdout)![1]!;
+      const r = await fragsync(['status', '--db', queued, ...redisFlags]);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^state\\s+no run going on; the last run ${id} ended completed at \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z$`,
+          'm',
+        ),
+      );
+      // While a sync holds the warehouse's writer lock, the run is going on.
+      const lock = WriterLock.acquire(queued, 'run-going');
+      try {
+        const going = await fragsync(['status', '--db', queued, ...redisFlags]);
+        expect(going.stdout).toMatch(/^state\s+running \(sync run run-going\)$/m);
+      } finally {
+        lock.release();
+      }
+    } finally {
+      await cleanPrefix(redisUrl, prefix);
+    }
+  }, 60_000);
 
   it('a warehouse a running sync holds is shown as such, exit 0', async () => {
     const held = await Warehouse.open(db);

@@ -5,10 +5,11 @@ import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorStatus } from '../../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
+import { leaseHolder } from '../../queue/lease.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
-import { warehouseStatus } from '../../warehouse/status.ts';
+import { latestRun, warehouseStatus, type LatestRun } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { describeHolder, lockHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -18,6 +19,8 @@ export async function run(input: CommandInput): Promise<number> {
   const config = configOf(input);
   const out: [string, string][] = [];
   const fmt = (d: Date | null) => (d ? d.toISOString() : '-');
+  let redisState: { pausedUntil: Date | null; lease: string | null } | null = null;
+  let last: LatestRun | undefined;
 
   if (config.redisUrl) {
     try {
@@ -33,14 +36,16 @@ export async function run(input: CommandInput): Promise<number> {
         ['quota remaining', s.remaining === null ? 'unknown' : String(s.remaining)],
         ['quota resets at', fmt(s.resetAt)],
         ['reserve (calls)', String(s.reserve)],
-        [
-          'state',
-          s.pausedUntil && s.pausedUntil > new Date() ? `paused until ${fmt(s.pausedUntil)}` : 'running',
-        ],
+        // Filled in once the warehouse and the writer lock have said whether a run is going on.
+        ['state', ''],
         ['calls in flight', String(s.inFlight)],
         ['cents spent today', String(s.centsToday)],
         ['cents this run', String(s.centsThisRun)],
       );
+      redisState = {
+        pausedUntil: s.pausedUntil && s.pausedUntil > new Date() ? s.pausedUntil : null,
+        lease: await leaseHolder(redis, config.queue.prefix),
+      };
       for (const name of [FETCH_QUEUE, LOAD_QUEUE]) {
         const q = new Queue(name, { connection: redis, prefix: config.queue.prefix });
         const c = await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
@@ -64,6 +69,7 @@ export async function run(input: CommandInput): Promise<number> {
       const wh = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
         out.push(...(await warehouseStatus(wh, config.dbPath)));
+        last = await latestRun(wh);
       } finally {
         await wh.close();
       }
@@ -86,6 +92,10 @@ export async function run(input: CommandInput): Promise<number> {
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
   const holder = lockHolder(config.dbPath);
+  if (redisState) {
+    const row = out.find(([k]) => k === 'state');
+    if (row) row[1] = stateOf(redisState, holder?.runId ?? null, last);
+  }
   if (holder)
     out.push([
       'writer',
@@ -98,4 +108,25 @@ export async function run(input: CommandInput): Promise<number> {
   if (failure === null) return EXIT.ok;
   console.error(`fragsync status: ${failure}`);
   return EXIT.unexpected;
+}
+
+/**
+ * Whether a run is going on (its lease on the queue prefix, or its writer lock on the
+ * warehouse) and, if none is, how the last one ended; the governor's pause is the quota's
+ * state, which outlives the run that met it.
+ */
+function stateOf(
+  redis: { pausedUntil: Date | null; lease: string | null },
+  writer: string | null,
+  last: LatestRun | undefined,
+): string {
+  const pause = redis.pausedUntil ? `quota paused until ${redis.pausedUntil.toISOString()}` : null;
+  const going = redis.lease ?? writer;
+  if (going) return [`running (sync run ${going})`, pause].filter(Boolean).join('; ');
+  const ended = !last
+    ? 'no run recorded in this warehouse'
+    : last.status === 'running'
+      ? `the last run ${last.run_id} did not finish (its process ended; the next sync closes it as interrupted)`
+      : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}`;
+  return ['no run going on', ended, pause].filter(Boolean).join('; ');
 }
