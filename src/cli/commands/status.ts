@@ -5,7 +5,7 @@ import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { createRedisGovernor } from '../../governor/index.ts';
 import type { GovernorStatus } from '../../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
-import { leaseHolder } from '../../queue/lease.ts';
+import { leaseKey } from '../../queue/lease.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
@@ -44,7 +44,7 @@ export async function run(input: CommandInput): Promise<number> {
       );
       redisState = {
         pausedUntil: s.pausedUntil && s.pausedUntil > new Date() ? s.pausedUntil : null,
-        lease: await leaseHolder(redis, config.queue.prefix),
+        lease: await redis.get(leaseKey(config.queue.prefix)),
       };
       for (const name of [FETCH_QUEUE, LOAD_QUEUE]) {
         const q = new Queue(name, { connection: redis, prefix: config.queue.prefix });
