@@ -254,17 +254,19 @@ export async function performCall<T>(
           ...(callId === undefined ? {} : { callId }),
         });
       }
-      deps.logger?.debug(
-        {
-          endpoint: template,
-          status,
-          attempt,
-          remaining: rateLimit.remaining,
-          reset: rateLimit.resetAt?.toISOString() ?? null,
-          ms: Date.now() - startedAt.getTime(),
-        },
-        'api call',
-      );
+      // Its fields (an ISO string among them) are made only when debug lines are written.
+      if (deps.logger?.isLevelEnabled('debug'))
+        deps.logger.debug(
+          {
+            endpoint: template,
+            status,
+            attempt,
+            remaining: rateLimit.remaining,
+            reset: rateLimit.resetAt?.toISOString() ?? null,
+            ms: Date.now() - startedAt.getTime(),
+          },
+          'api call',
+        );
       if (signal?.aborted) throw abortReason(signal);
       outcome = interpret(deps.apiKey, spec, r);
       if (outcome.ok) return { data: outcome.data, status, rateLimit, endpoint: spec.endpoint };
