@@ -29,6 +29,7 @@ import { IDLE_REASONS, type OccupancyFigures } from '../src/api/occupancy.ts';
 import { loadConfig } from '../src/config/index.ts';
 import type { TableDigest } from '../src/util/row-digest.ts';
 import { warehouseDigest } from '../test/helpers/ground-truth.ts';
+import { builtFile } from '../bin/built.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '20000,120000').split(',').map(Number);
 const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20').split(',').map(Number);
@@ -46,6 +47,12 @@ const SYNC_NODE_FLAGS = nodeFlagsOf(
 function nodeFlagsOf(script: string): string[] {
   return script.split(/\s+/).filter((w) => w.startsWith('--'));
 }
+/**
+ * The measured process runs what bin/fragsync.js runs: the build (dist/, made by `npm run
+ * bench:scale` before it starts) when it is current, else the TypeScript through tsx.
+ */
+const BUILT_SYNC = builtFile('bench-scale-sync.js');
+const SYNC_SCRIPT = BUILT_SYNC ? [BUILT_SYNC] : ['--import', 'tsx', here('./bench-scale-sync.ts')];
 const CONCURRENCY = loadConfig({ flags: {}, env: {} }).http.concurrency;
 
 const TARGET = { peakRssMiB: 512, rssGrowth: 1.15, cpuPerCallRatio: 1.3, latencyEfficiency: 0.9 };
@@ -105,14 +112,7 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
   try {
     const child = spawn(
       process.execPath,
-      [
-        ...SYNC_NODE_FLAGS,
-        '--import',
-        'tsx',
-        here('./bench-scale-sync.ts'),
-        sim.url,
-        join(dir, 'bench.duckdb'),
-      ],
+      [...SYNC_NODE_FLAGS, ...SYNC_SCRIPT, sim.url, join(dir, 'bench.duckdb')],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
         env: {
@@ -211,7 +211,7 @@ console.log(
     .join(' ')}`,
 );
 console.log(
-  `sync: default config (${CONCURRENCY} requests in flight), ${process.env.REDIS_URL ? 'BullMQ driver (REDIS_URL)' : 'in-process driver'}, node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}`,
+  `sync: default config (${CONCURRENCY} requests in flight), ${process.env.REDIS_URL ? 'BullMQ driver (REDIS_URL)' : 'in-process driver'}, node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}, ${BUILT_SYNC ? 'built code (dist/)' : 'TypeScript through tsx (no current build)'}`,
 );
 
 const peaks = new Map<string, number>();

@@ -13,7 +13,16 @@ import type { RunStatus } from '../../domain/run.ts';
 import { refuseIfLocked } from '../writer-lock.ts';
 import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
 
-const ENTRY = new URL('./entry.mjs', import.meta.url);
+/** Defined (true) in the build only (scripts/build.mjs): the code runs as plain JavaScript. */
+declare const FRAGSYNC_BUILD: boolean | undefined;
+/**
+ * The thread's code: the build's own bundle of it, or from the TypeScript sources entry.mjs,
+ * which registers tsx first (a thread starts with Node's plain module loader).
+ */
+const ENTRY =
+  typeof FRAGSYNC_BUILD === 'undefined'
+    ? new URL('./entry.mjs', import.meta.url)
+    : new URL('../../../dist/loader-thread.js', import.meta.url);
 
 function fromWire(e: WireError): Error {
   if (e.code === 'WAREHOUSE' || e.code === 'WAREHOUSE_LOCKED' || e.code === 'DISK_FULL')

@@ -4,3 +4,5 @@
 import { register } from 'node:module';
 
 register(new URL('./bug-in-note-job.hooks.mjs', import.meta.url));
+// The hook replaces jobs/note.ts, a file the build (dist/) has bundled: run the sources.
+process.env.FRAGSYNC_NO_BUILD = '1';
