@@ -15,5 +15,6 @@ COPY scripts/build.mjs ./scripts/
 RUN node scripts/build.mjs
 # V8's default young generation: the larger one (--max-semi-space-size=64) saved some
 # scavenges for about 150 MB of RSS, too much against the sync's memory target
-# (docs/benchmarks.md, "Scale").
-ENTRYPOINT ["node", "bin/fragsync.js"]
+# (docs/benchmarks.md, "Scale"). A ceiling on the heap, as bin/fragsync.js's first line sets:
+# V8 then collects before the heap fills with garbage (docs/benchmarks.md, session 9).
+ENTRYPOINT ["node", "--max-old-space-size=512", "bin/fragsync.js"]

@@ -1,4 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-old-space-size=512
+// --max-old-space-size: a ceiling on the heap makes V8 collect before it fills with garbage
+// (with the default, about 4 GiB, a 20k sync's heap reached 170-190 MiB around a live set of
+// 25-50; with 512, 70-90). Also passed by `npm run fragsync`, `npm run demo` and the image (Dockerfile), which
+// start node themselves; the loader thread sets its own (src/warehouse/thread/remote.ts).
 // The CLI is written in TypeScript. Built (`npm run build`: dist/, which `npm test`, `npm run
 // demo` and the benchmarks make first) it runs as plain JavaScript; with no build, or one older
 // than the sources, through tsx's loader, so `npx fragsync` works right after `npm ci` and an

@@ -69,11 +69,13 @@ export class ThreadWarehouse implements WarehouseHandle {
     };
     const worker = new Worker(ENTRY, {
       workerData: init,
-      // Staging a batch makes short-lived objects by the hundred thousand; with V8's default
-      // young generation they outlived two or three scavenges each (117 scavenges, 0.9 s in a
-      // 20k sync; 44 and 0.33 s at 192 MB). 192 MB of young generation is also 192 MB of RSS,
-      // a third of the sync's memory target: 64 keeps most of the gain (docs/benchmarks.md).
-      resourceLimits: { maxYoungGenerationSizeMb: 64 },
+      // A ceiling on the thread's heap makes V8 collect before it fills with garbage: how far
+      // it lets the heap grow past its live set after a full collection depends on the
+      // ceiling (the default here is about 4 GiB). The live set is 15-35 MiB; without the
+      // ceiling the heap reached 130-160 MiB in a 20k sync, with it 30-60. The young
+      // generation is 16 MiB (was 64: fewer scavenges of staged rows, but 48 MiB of RSS held
+      // by an often empty space). docs/benchmarks.md, session 9.
+      resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 },
     });
     const remote = new ThreadWarehouse(worker, file);
     await new Promise<void>((ready, failed) => {
