@@ -8,6 +8,7 @@ import {
   expectLedgerEqual,
   expectMirror,
   paidAgain,
+  paidByKind,
   repeatBound,
   TEST_JITTER_MS,
 } from './governed.ts';
@@ -87,7 +88,7 @@ export async function flushallScenario(o: {
       .filter((e) => e.level >= 40)
       .map((e) => e.msg);
     console.log(
-      `[${o.label}] FLUSHALL x${o.flushAt.length} at calls ${flushedAt.join(', ')}: paid calls repeated ${dup} (billed more often than in the clean run: ${again.length}, ${JSON.stringify(again.slice(0, 5))}); requests in flight at the flushes ${inFlight.join(' + ')} = ${wire} (≤ ${processes * o.concurrency} each); jobs in flight ≤ ${processes * jobs} each (all flushes: their calls ≤ ${bound}); api_calls = ledger; the sync's warnings and errors: ${JSON.stringify(loud)}`,
+      `[${o.label}] FLUSHALL x${o.flushAt.length} at calls ${flushedAt.join(', ')}: paid calls repeated ${dup} (billed more often than in the clean run: ${again.length}: ${paidByKind(again) || 'none'}); requests in flight at the flushes ${inFlight.join(' + ')} = ${wire} (≤ ${processes * o.concurrency} each); jobs in flight ≤ ${processes * jobs} each (all flushes: their calls ≤ ${bound}); api_calls = ledger; the sync's warnings and errors: ${JSON.stringify(loud)}`,
     );
     expect(flushedAt).toHaveLength(o.flushAt.length);
     expect(dup).toBeGreaterThanOrEqual(0);

@@ -194,6 +194,32 @@ export function paidAgain(clean: readonly string[], run: readonly string[]): str
   return again;
 }
 
+/**
+ * Billed requests counted by kind, most first: the list or item they read (its path without
+ * ids: a segment that names a collection or a sub-resource is kept) and whether it is a later
+ * page of a walk. For the fault scenarios' figures: what was bought again.
+ */
+export function paidByKind(requests: readonly string[]): string {
+  const kinds = new Map<string, number>();
+  const named =
+    /^(v1|fragrances|brands|perfumers|notes|accords|charts|search|reviews|similar|wearing-stats|enrich|review-digest|account)$/;
+  for (const r of requests) {
+    const [method, target = ''] = r.split(' ');
+    const [path = '', query = ''] = target.split('?');
+    const page = Number(/(?:^|&)page=(\d+)/.exec(query)?.[1] ?? 1);
+    const parts = path
+      .split('/')
+      .filter((p) => p.length > 0)
+      .map((p) => (named.test(p) ? p : '{id}'));
+    const kind = `${method} /${parts.join('/')}${page > 1 ? ' page>1' : ''}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  return [...kinds.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+}
+
 /** Rows of one query against a closed warehouse file. */
 export async function queryWarehouse<T>(dbPath: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const wh = await Warehouse.open(dbPath, { readOnly: true });
