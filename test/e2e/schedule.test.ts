@@ -13,8 +13,11 @@ import { cleanPrefix, startWorkers, type WorkerProc } from '../helpers/worker-pr
  * `fragsync schedule` on real Redis with real `fragsync worker` processes and the simulator
  * over HTTP (issue 18 item 5). The pattern fires every 2 seconds (cron with seconds), and a
  * scheduled sync (a `fragsync sync` process a worker starts) takes longer than that here, so
- * slots come while a run is going on.
+ * slots come while a run is going on: where a test needs a run to be going on, the service
+ * answers after SLOW_MS, and a sync, which reads a list before the items it names, cannot
+ * end within two of its answers, whatever the machine's speed or load.
  */
+const SLOW_MS = 1_000;
 const redisUrl = inject('redisUrl');
 let dir: { path: string; cleanup(): Promise<void> };
 let sim: Simulator;
@@ -54,6 +57,8 @@ describe('fragsync schedule', () => {
     const prefix = uniquePrefix('sched');
     const db = join(dir.path, 'slots.duckdb');
     let workers: WorkerProc[] = [];
+    // Each run outlasts the next slot: a skipped slot must come.
+    sim.setFaults({ latencyMs: SLOW_MS });
     try {
       const set = await schedule('set', prefix, [
         '--cron',
@@ -114,6 +119,7 @@ describe('fragsync schedule', () => {
       expect(show.stdout).toMatch(/ran, exit 0/);
       expect(show.stdout).toMatch(/last runs \(sync_runs\):\n {2}run-\S+ .* completed/);
     } finally {
+      sim.setFaults({ latencyMs: 0 });
       await Promise.all(workers.map((w) => w.stop()));
       await cleanPrefix(redisUrl, prefix);
     }
@@ -160,6 +166,9 @@ describe('fragsync schedule', () => {
     const prefix = uniquePrefix('sched-stop');
     const db = join(dir.path, 'stop.duckdb');
     let workers: WorkerProc[] = [];
+    // The run must still be going on when its worker is stopped: it cannot end before two
+    // answers, and the worker is told as soon as the run is seen to start.
+    sim.setFaults({ latencyMs: SLOW_MS });
     try {
       const set = await schedule('set', prefix, ['--cron', EVERY_2_S, '--base-url', sim.url, '--db', db]);
       expect(set.code).toBe(EXIT.ok);
@@ -169,14 +178,15 @@ describe('fragsync schedule', () => {
         () => redis.get(`${prefix}:fragsync:schedule:running`),
         (v) => v !== null,
       );
-      await schedule('remove', prefix);
       await workers[0]!.stop();
+      await schedule('remove', prefix);
       const [last] = await slotRecords(redis, prefix);
       // Told to stop (SIGTERM): drained (130), or ended by the signal if it came before the
       // sync set its handler (143); without being told, the run would have completed (0).
       expect(last?.outcome).toBe('ran');
       expect([130, 143]).toContain(last?.code);
     } finally {
+      sim.setFaults({ latencyMs: 0 });
       await Promise.all(workers.map((w) => w.stop()));
       await cleanPrefix(redisUrl, prefix);
     }
