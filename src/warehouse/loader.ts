@@ -71,7 +71,13 @@ export class Loader {
         if (this.dirtyStaging.size > 0) await c.run(stagingDdl([...this.dirtyStaging]));
         this.dirtyStaging = new Set(STAGING_TABLES.filter((t) => staged[t].length > 0));
         for (const t of this.dirtyStaging) await appendRows(c, t, columnTypes(t), staged[t]);
-        const plan = planBatch(this.merges, nonEmpty, this.filled, this.stored?.skippable(staged));
+        const plan = planBatch(
+          this.merges,
+          nonEmpty,
+          this.filled,
+          this.stored?.skippable(staged),
+          this.stored?.rewrite(staged),
+        );
         // Until the transaction settles, assume every work table may hold rows.
         const before = this.filled;
         this.filled = new Set(this.merges.flatMap((m) => (m.verb === 'creates' ? [m.table] : [])));

@@ -88,13 +88,15 @@ export interface BatchPlan {
  * nothing, so it is skipped (a batch of reviews does not run the brand or removal merges).
  * A work table is still re-created when it may hold the rows of an earlier batch, so a
  * statement that runs never reads stale rows. `filled` is the caller's record of those.
- * `skip` drops statements the caller knows change nothing (see stored-keys.ts).
+ * `skip` drops statements the caller knows change nothing, and `rewrite` gives the SQL a
+ * statement runs as (see stored-keys.ts).
  */
 export function planBatch(
   statements: readonly MergeStatement[],
   nonEmptyStaging: ReadonlySet<string>,
   filled: ReadonlySet<string>,
   skip: (st: MergeStatement) => boolean = () => false,
+  rewrite: (st: MergeStatement) => string = (st) => st.sql,
 ): BatchPlan {
   const live = new Set(nonEmptyStaging);
   const nextFilled = new Set<string>();
@@ -110,7 +112,7 @@ export function planBatch(
       }
       if (needed || filled.has(st.table)) run.push(st.sql);
     } else if (needed && !skip(st)) {
-      run.push(st.sql);
+      run.push(rewrite(st));
       writes.add(st.table);
     }
   }

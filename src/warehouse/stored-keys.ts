@@ -5,19 +5,27 @@ import type { StagedRows } from './stage-rows.ts';
 import type { StagingTable } from './staging.ts';
 
 /**
- * Child lists replaced as a whole: `DELETE FROM table WHERE key IN (SELECT key FROM via)`,
- * then insert. The DELETE scans the whole table, and in a first sync nearly every list is
- * new, so it is skipped when no key of the batch can have rows. Keys come from column 1
- * (`staging`'s key) of the staging table; the keys that get rows, from column 1 of
- * `rowsFrom` (default: `staging`): an overflow table gets rows only for lists with repeats.
+ * The tables whose stored keys the loader follows. `key` names the set of keys (shared by
+ * tables keyed alike: a fragrance id is one entry, whatever it is called in the table),
+ * `column` the table's key column (default: `key`). Keys come from column 1 of `staging`;
+ * the keys that get rows, from column 1 of each of `rowsFrom` (default: `staging`).
  */
-const REPLACED: readonly {
+interface Followed {
   table: string;
   key: string;
+  column?: string;
   via: string;
   staging: StagingTable;
-  rowsFrom?: StagingTable;
-}[] = [
+  rowsFrom?: readonly StagingTable[];
+}
+
+/**
+ * Child lists replaced as a whole: `DELETE FROM table WHERE key IN (SELECT key FROM via)`,
+ * then insert. The DELETE scans the whole table, and in a first sync nearly every list is
+ * new, so it is skipped when no key of the batch can have rows. An overflow table gets rows
+ * only for lists with repeats.
+ */
+const REPLACED: readonly Followed[] = [
   { table: 'fragrance_notes', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
   { table: 'fragrance_accords', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
   { table: 'similar_fragrances', key: 'fragrance_id', via: 'stg_similar_head', staging: 'stg_similar_head' },
@@ -30,8 +38,45 @@ const REPLACED: readonly {
       ['similar_fragrances_overflow', 'stg_similar_head', 'stg_similar_overflow'],
       ['wearing_labels_overflow', 'stg_wearing', 'stg_label_overflow'],
     ] as const
-  ).map(([table, via, rowsFrom]) => ({ table, key: 'fragrance_id', via, staging: via, rowsFrom })),
+  ).map(([table, via, rowsFrom]) => ({
+    table,
+    key: 'fragrance_id',
+    via,
+    staging: via,
+    rowsFrom: [rowsFrom],
+  })),
 ];
+
+/**
+ * Upserts (`INSERT ... ON CONFLICT (key) DO UPDATE`) that are a batch's first write of their
+ * table: when no key of the batch can be stored, nothing conflicts and the statement runs
+ * as a plain INSERT, which costs DuckDB about a third of the upsert (3.7 ms less per
+ * 500 profiles, measured). Other statements writing the same table (summaries, review
+ * prepends) run after it and keep their ON CONFLICT: they may meet this batch's rows.
+ */
+const UPSERTED: readonly Followed[] = [
+  {
+    table: 'fragrances',
+    key: 'fragrance_id',
+    column: 'id',
+    via: 'w_fragrance',
+    staging: 'stg_fragrance',
+    rowsFrom: ['stg_fragrance', 'stg_fragrance_summary'],
+  },
+  { table: 'wearing_stats', key: 'fragrance_id', via: 'stg_wearing', staging: 'stg_wearing' },
+  {
+    table: 'review_totals',
+    key: 'fragrance_id',
+    via: 'stg_reviews_replace',
+    staging: 'stg_reviews_replace',
+    rowsFrom: ['stg_reviews_replace', 'stg_reviews_prepend'],
+  },
+];
+
+const FOLLOWED: readonly Followed[] = [...REPLACED, ...UPSERTED];
+
+/** An upsert's conflict clause, up to the end of the statement. */
+const ON_CONFLICT = /\nON CONFLICT \([^)]*\) DO UPDATE SET[^;]*;/;
 
 /**
  * A superset of the keys that have rows in each replaced table: read once when the
@@ -49,13 +94,13 @@ export class StoredKeys {
   private readonly keys = new Map<string, Map<string, number>>();
 
   private constructor() {
-    for (const r of REPLACED) if (!this.keys.has(r.key)) this.keys.set(r.key, new Map());
+    for (const r of FOLLOWED) if (!this.keys.has(r.key)) this.keys.set(r.key, new Map());
   }
 
   static async read(c: DuckDBConnection): Promise<StoredKeys> {
     const stored = new StoredKeys();
-    for (const [i, r] of REPLACED.entries()) {
-      const found = await rows<{ k: string }>(c, `SELECT DISTINCT ${r.key} AS k FROM ${r.table}`);
+    for (const [i, r] of FOLLOWED.entries()) {
+      const found = await rows<{ k: string }>(c, `SELECT DISTINCT ${r.column ?? r.key} AS k FROM ${r.table}`);
       stored.add(
         r.key,
         1 << i,
@@ -67,20 +112,35 @@ export class StoredKeys {
 
   /** The replace-DELETEs of this batch that certainly delete nothing. */
   skippable(staged: StagedRows): (st: MergeStatement) => boolean {
-    const skip = new Set<string>();
-    for (const [i, r] of REPLACED.entries()) {
+    const none = this.noneStored(staged, REPLACED, 0);
+    return (st) => st.verb === 'deletes' && st.reads.length === 1 && none.has(`${st.table}<${st.reads[0]}`);
+  }
+
+  /** The SQL each statement runs as: the upserts that certainly meet no stored key, without ON CONFLICT. */
+  rewrite(staged: StagedRows): (st: MergeStatement) => string {
+    const none = this.noneStored(staged, UPSERTED, REPLACED.length);
+    return (st) =>
+      st.verb === 'inserts' && st.reads.length === 1 && none.has(`${st.table}<${st.reads[0]}`)
+        ? st.sql.replace(ON_CONFLICT, ';')
+        : st.sql;
+  }
+
+  /** `table<via` of each of `tables` (bits from `first` on) that no key of the batch may have rows in. */
+  private noneStored(staged: StagedRows, tables: readonly Followed[], first: number): Set<string> {
+    const none = new Set<string>();
+    for (const [i, r] of tables.entries()) {
       const have = this.keys.get(r.key)!;
-      const bit = 1 << i;
+      const bit = 1 << (first + i);
       if (!staged[r.staging].cols[1]!.some((k) => ((have.get(k as string) ?? 0) & bit) !== 0))
-        skip.add(`${r.table}<${r.via}`);
+        none.add(`${r.table}<${r.via}`);
     }
-    return (st) => st.verb === 'deletes' && st.reads.length === 1 && skip.has(`${st.table}<${st.reads[0]}`);
+    return none;
   }
 
   /** After a commit: the batch's keys may now have rows. */
   record(staged: StagedRows): void {
-    for (const [i, r] of REPLACED.entries())
-      this.add(r.key, 1 << i, staged[r.rowsFrom ?? r.staging].cols[1]! as string[]);
+    for (const [i, r] of FOLLOWED.entries())
+      for (const t of r.rowsFrom ?? [r.staging]) this.add(r.key, 1 << i, staged[t].cols[1]! as string[]);
   }
 
   private add(column: string, bit: number, keys: readonly string[]): void {

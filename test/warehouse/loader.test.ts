@@ -285,8 +285,8 @@ describe('load', () => {
   });
 
   test('lists stored before a reopen are still replaced, not duplicated', async () => {
-    // The loader skips replace-DELETEs for keys it believes have no rows; after a reopen that
-    // belief is read back from the file.
+    // The loader skips replace-DELETEs, and upserts as plain INSERTs, for keys it believes have
+    // no rows; after a reopen that belief is read back from the file.
     await wh.load(batch(everyKind));
     await wh.close();
     wh = await Warehouse.open(path);
@@ -295,6 +295,13 @@ describe('load', () => {
         profile('f1', { notes: { top: ['Yuzu'], middle: [], base: [] } }),
         { kind: 'similar', fragranceId: 'f1', ids: [], scores: [] },
         { kind: 'reviews', fragranceId: 'f1', mode: 'replace', total: 1, ...reviewColumns([]) },
+        {
+          kind: 'wearing',
+          fragranceId: 'f1',
+          seasons: { spring: 1, summer: 0, fall: 0, winter: 0 },
+          moods: [],
+          occasions: [],
+        },
       ]),
     );
     expect(await wh.query(`SELECT note FROM fragrance_notes WHERE fragrance_id = 'f1'`)).toEqual([
@@ -302,6 +309,13 @@ describe('load', () => {
     ]);
     expect(await count(wh, 'similar_fragrances')).toBe(0);
     expect(await count(wh, 'reviews', "fragrance_id = 'f1'")).toBe(0);
+    // Upserts too: the rows stored before the reopen are updated, not refused as duplicates.
+    expect(await wh.query(`SELECT total FROM review_totals WHERE fragrance_id = 'f1'`)).toEqual([
+      { total: 1 },
+    ]);
+    expect(await wh.query(`SELECT spring FROM wearing_stats WHERE fragrance_id = 'f1'`)).toEqual([
+      { spring: 1 },
+    ]);
   });
 
   test('a batch of one shape after a batch of another reads none of its rows', async () => {
