@@ -78,3 +78,19 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
   8: 'completed, but records were quarantined (not stored): see `fragsync quarantine`',
   130: 'interrupted (Ctrl-C, SIGTERM): requests in flight finished, all fetched is loaded; run again to continue',
 };
+
+/**
+ * What a code means for one command where the general line would mislead: `fragsync sim` is
+ * a service, which ends when it is told to (a signal), and whose setup is an address.
+ */
+export const EXIT_MEANING_OF: Readonly<Record<string, Partial<Record<ExitCode, string>>>> = {
+  sim: {
+    0: 'stopped by SIGINT or SIGTERM, the way it ends',
+    2: 'bad input or setup: a flag, or an address it cannot listen on (port in use, not allowed)',
+  },
+};
+
+/** The `--help` line of `code` for `command`. */
+export function exitMeaning(code: ExitCode, command?: string): string {
+  return (command === undefined ? undefined : EXIT_MEANING_OF[command]?.[code]) ?? EXIT_MEANING[code];
+}

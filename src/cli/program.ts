@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BINDINGS, CONFIG_FILE_FLAG, SECRET_ENV, bindingOf, type Binding } from '../config/index.ts';
-import { EXIT, EXIT_MEANING, type ExitCode } from './exit-codes.ts';
+import { EXIT, exitMeaning, type ExitCode } from './exit-codes.ts';
 import { COMMANDS } from './registry.ts';
 import type { CommandSpec, OptionSpec } from './spec.ts';
 
@@ -153,9 +153,9 @@ function intParser(min: number): (value: string) => number {
   };
 }
 
-function exitCodesText(codes: readonly ExitCode[]): string {
+function exitCodesText(codes: readonly ExitCode[], command?: string): string {
   // Right-aligned: 130 beside the one-digit codes.
-  return codes.map((c) => `  ${String(c).padStart(3)}  ${EXIT_MEANING[c]}`).join('\n');
+  return codes.map((c) => `  ${String(c).padStart(3)}  ${exitMeaning(c, command)}`).join('\n');
 }
 
 function commandHelpFooter(spec: CommandSpec, bindings: readonly Binding[]): string {
@@ -168,7 +168,7 @@ function commandHelpFooter(spec: CommandSpec, bindings: readonly Binding[]): str
           : ''),
     );
   if (spec.examples) parts.push(`Examples:\n${spec.examples.map((e) => `  ${e}`).join('\n')}`);
-  parts.push(`Exit codes:\n${exitCodesText(spec.exits)}`);
+  parts.push(`Exit codes:\n${exitCodesText(spec.exits, spec.name)}`);
   return `\n${parts.join('\n\n')}`;
 }
 

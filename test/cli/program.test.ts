@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, EXIT_MEANING } from '../../src/cli/exit-codes.ts';
+import { EXIT, EXIT_MEANING, exitMeaning } from '../../src/cli/exit-codes.ts';
 import { parseCommandLine } from '../../src/cli/program.ts';
 import { COMMANDS } from '../../src/cli/registry.ts';
 import { bindingOf } from '../../src/config/index.ts';
@@ -52,7 +52,7 @@ describe('help', () => {
       expect(viaFlag.out).toMatch(new RegExp(`^Usage: fragsync ${name} `));
       expect(optionsIn(viaFlag.out), name).toEqual(declared(name));
       // The exit codes it can return, with their meaning.
-      for (const code of spec.exits) expect(viaFlag.out).toContain(`  ${code}  ${EXIT_MEANING[code]}`);
+      for (const code of spec.exits) expect(viaFlag.out).toContain(`  ${code}  ${exitMeaning(code, name)}`);
     }
     // Commands differ: what one does not use, its help does not offer.
     const help = (name: string) => helpOf([name, '--help']).out.replace(/\s+/g, ' ');
@@ -63,6 +63,23 @@ describe('help', () => {
     expect(help('worker')).not.toContain('--max-cents');
     expect(help('plan')).not.toContain('--redis');
     expect(help('sim')).not.toContain('--config');
+  });
+
+  it('sim lists the exit codes it uses with what they mean for a service: a signal ends it (0), a busy port is setup (2)', async () => {
+    const help = helpOf(['sim', '--help']).out;
+    expect(help).toContain('    0  stopped by SIGINT or SIGTERM, the way it ends');
+    expect(help).toContain('    2  bad input or setup: a flag, or an address it cannot listen on');
+    expect(help).not.toContain('warehouse in use');
+    const busy = await startSimulator({ fragrances: 5 });
+    try {
+      const r = await fragsync(['sim', '--port', String(busy.port), '--fragrances', '5']);
+      expect(r.code).toBe(EXIT.badInput);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `fragsync sim: cannot listen on 127.0.0.1:${busy.port}: the port is in use (--host, --port)`,
+      ]);
+    } finally {
+      await busy.close();
+    }
   });
 
   it("worker's help does not offer to run without Redis, which it refuses, nor ask it for an address it takes from the run", async () => {
