@@ -7,7 +7,7 @@ import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { fullRule, type DueRule } from '../plan/freshness.ts';
 import { serviceClock, type ServiceClock } from '../plan/service-clock.ts';
-import { itemKey, KeySets } from './key-sets.ts';
+import { itemKey, KeyBits, KeySets } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
 import { DueRanking } from './rank.ts';
 import { Resumes } from './resume.ts';
@@ -27,7 +27,7 @@ const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
  */
 export class Frontier {
   /** Keys per `${entity}|${dataset}` fetched since the cycle began (warehouse plus this run). */
-  private readonly done = new KeySets();
+  private readonly done = new KeyBits();
   /** Keys per entity known to exist (warehouse plus this run's discoveries). */
   private readonly known = new KeySets();
   private readonly removed = new KeySets();
@@ -39,7 +39,7 @@ export class Frontier {
    * Jobs scheduled in this run, per kind, by item key (walks: job id). Not job ids: a 120k
    * catalogue schedules half a million jobs, and their ids were the sync's largest heap state.
    */
-  private readonly scheduled = new KeySets();
+  private readonly scheduled = new KeyBits();
   /** Nightly: items no run fetched yet (keys per entity); their jobs come first. */
   private readonly newItems = new KeySets();
   private readonly listWatch = new ListWatch();

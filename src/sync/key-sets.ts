@@ -47,3 +47,45 @@ export function itemKey(spec: JobSpec): string | undefined {
   if (typeof p.slug === 'string') return p.slug;
   return undefined;
 }
+
+/**
+ * Keys in groups, as one map from key to a bit per group (31 groups a map; more take another
+ * map): the frontier's done and scheduled sets put each fragrance in six groups or more (one
+ * per dataset, one per kind of job), and a Set per group held a hash-table entry per key and
+ * group, the fetching thread's largest state at 120k fragrances (session 9,
+ * docs/benchmarks.md). Only has, add and delete: a group's keys are not listed.
+ */
+export class KeyBits {
+  private readonly maps: Map<string, number>[] = [];
+  private readonly slots = new Map<string, { map: Map<string, number>; bit: number }>();
+
+  has(group: string, key: string): boolean {
+    const slot = this.slots.get(group);
+    return slot !== undefined && ((slot.map.get(key) ?? 0) & slot.bit) !== 0;
+  }
+
+  add(group: string, key: string): void {
+    const { map, bit } = this.slot(group);
+    map.set(key, (map.get(key) ?? 0) | bit);
+  }
+
+  delete(group: string, key: string): void {
+    const slot = this.slots.get(group);
+    const bits = slot?.map.get(key);
+    if (slot === undefined || bits === undefined) return;
+    const rest = bits & ~slot.bit;
+    if (rest === 0) slot.map.delete(key);
+    else slot.map.set(key, rest);
+  }
+
+  private slot(group: string): { map: Map<string, number>; bit: number } {
+    let slot = this.slots.get(group);
+    if (slot === undefined) {
+      const i = this.slots.size % 31;
+      if (i === 0) this.maps.push(new Map());
+      slot = { map: this.maps[this.maps.length - 1]!, bit: 1 << i };
+      this.slots.set(group, slot);
+    }
+    return slot;
+  }
+}
