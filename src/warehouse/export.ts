@@ -79,7 +79,7 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
       } finally {
         await c.run('COMMIT');
         await c.run(`SET threads = ${Number(session?.threads ?? 1) || 1}`);
-        await c.run(`SET memory_limit = ${quoteLiteral(session?.memory ?? '192MB')}`);
+        await c.run(`SET memory_limit = ${quoteLiteral(session?.memory ?? '160MB')}`);
       }
     });
   } catch (err) {
