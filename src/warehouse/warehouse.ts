@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type pino from 'pino';
@@ -76,7 +77,11 @@ export class Warehouse implements WarehouseHandle {
       refuseIfLocked(file, 'cannot open warehouse');
     }
     const retryMs = opts.lockedRetryMs ?? LOCKED_RETRY_MS;
+    // A warehouse this open creates and cannot finish (a full disk, a file-size limit) is
+    // removed, not left half-made: DuckDB could not open such a file again.
+    const fresh = !readOnly && !existsSync(file);
     const db = await openDbFile(file, { readOnly, retryMs }).catch((err: unknown) => {
+      if (fresh) unmade(file, err);
       // A file that is not a warehouse (a folder, another kind of file, one it may not
       // read): the user's setup, like a folder that cannot be written. A lock or a full
       // disk keep their own errors.
@@ -104,6 +109,7 @@ export class Warehouse implements WarehouseHandle {
       return new Warehouse(file, { db, loader }, opts.logger, opts.releaseIdleMs ?? null);
     } catch (err) {
       await db.close().catch(() => undefined);
+      if (fresh) unmade(file, err);
       throw toWarehouseError(err, 'cannot open warehouse', file);
     }
   }
@@ -265,4 +271,13 @@ export class Warehouse implements WarehouseHandle {
   private run(what: string, sql: string, params: unknown[]): Promise<void> {
     return this.withLoader(what, (_loader, db) => db.run(sql, params as DuckDBValue[]));
   }
+}
+
+/**
+ * Removes a warehouse file (and its WAL) that this process began to create and could not
+ * finish. Not on a lock error: then another process made the file meanwhile, and it is theirs.
+ */
+function unmade(file: string, err: unknown): void {
+  if (err instanceof WarehouseError && err.code === 'WAREHOUSE_LOCKED') return;
+  for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,6 +152,25 @@ describe('fragsync sync on the command line', () => {
       /^fragsync sync: DISK_FULL: .*no room to write \S+e\.duckdb\S* \(file size limit reached\)$/,
     );
     expect(r.stdout + r.stderr).not.toContain('good-key-123');
+  });
+
+  it('a new warehouse that could not be created (4 KiB file-size limit) is not left half-made: the next sync runs', async () => {
+    const db = join(dir.path, 'tiny.duckdb');
+    const r = await fragsync(
+      ['sync', '--base-url', sim.url, '--db', db],
+      { FRAGSYNC_API_KEY: 'good-key-123' },
+      4,
+    );
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stderr).toMatch(
+      /^fragsync sync: DISK_FULL: .*no room to write \S+tiny\.duckdb\S* \(file size limit reached\)$/m,
+    );
+    // Before, a 4 KiB file stayed, which DuckDB could not open again ('Could not read enough bytes').
+    expect([existsSync(db), existsSync(`${db}.wal`)]).toEqual([false, false]);
+    const again = await fragsync(['sync', '--base-url', sim.url, '--db', db], {
+      FRAGSYNC_API_KEY: 'good-key-123',
+    });
+    expect(again.code, again.stderr).toBe(EXIT.ok);
   });
 
   it('completes a sync with exit 0 and prints the summary', async () => {
