@@ -12,7 +12,7 @@ import type { LoadBatch } from '../domain/items.ts';
 import { StoredKeys } from './stored-keys.ts';
 import { sqlFile, sqlFiles } from './sql-files.ts';
 import { stageBatch } from './stage-rows.ts';
-import { STAGING_TABLES, columnTypes, stagingDdl, type StagingTable } from './staging.ts';
+import { STAGING_TABLES, columnTypes, stagingDdl } from './staging.ts';
 
 export interface LoadResult {
   /** Rows the batch wrote (inserted or replaced) per table; 0 when a replay changed nothing new. */
@@ -25,8 +25,6 @@ export interface LoadResult {
 export class Loader {
   private readonly merges: MergeStatement[] = parseMerge(sqlFiles('merge'));
   private readonly sessionSql = sqlFile('session.sql');
-  /** Staging tables the previous batch appended to: emptied (re-created) before the next one. */
-  private dirtyStaging = new Set<StagingTable>();
   /** Work tables (w_*) that may still hold an earlier batch's rows. */
   private filled = new Set<string>();
   private stored: StoredKeys | null = null;
@@ -53,9 +51,11 @@ export class Loader {
   }
 
   /**
-   * Stages the batch with the appender (outside the transaction: temp tables are private to
-   * this connection and not durable), then applies the merges that have input and the
-   * progress marks in ONE transaction: either all of the batch is in the warehouse, or none.
+   * Applies the batch in ONE transaction: either all of it is in the warehouse, or none.
+   * Its rows are appended to the staging tables inside that transaction and emptied again
+   * before it commits, so the staging tables are empty between batches whether it commits or
+   * rolls back. They are never re-created (before, every batch began by re-creating the
+   * previous batch's), and no append commits on its own.
    */
   async load(batch: LoadBatch, loadedAt: Date): Promise<LoadResult> {
     let staged: ReturnType<typeof stageBatch>;
@@ -65,12 +65,10 @@ export class Loader {
       throw toWarehouseError(err, `load of run ${batch.runId} refused`, this.db.path);
     }
     const invalidItems = staged.stg_quarantine.cols[1]!.filter((endpoint) => endpoint === 'loader').length;
-    const nonEmpty = new Set<string>(STAGING_TABLES.filter((t) => staged[t].length > 0));
+    const appended = STAGING_TABLES.filter((t) => staged[t].length > 0);
+    const nonEmpty = new Set<string>(appended);
     return this.db.exclusive(async (c) => {
       try {
-        if (this.dirtyStaging.size > 0) await c.run(stagingDdl([...this.dirtyStaging]));
-        this.dirtyStaging = new Set(STAGING_TABLES.filter((t) => staged[t].length > 0));
-        for (const t of this.dirtyStaging) await appendRows(c, t, columnTypes(t), staged[t]);
         const plan = planBatch(
           this.merges,
           nonEmpty,
@@ -82,10 +80,12 @@ export class Loader {
         const before = this.filled;
         this.filled = new Set(this.merges.flatMap((m) => (m.verb === 'creates' ? [m.table] : [])));
         try {
-          // One round trip for the whole transaction body: every await is a turn of the event
-          // loop, which is busy with the fetch side while a sync runs.
-          const counts = await this.applyAndCount(c, plan, batch.runId, loadedAt);
-          await c.run('COMMIT');
+          await c.run(`${batchVariables(batch.runId, loadedAt)}\nBEGIN TRANSACTION;`);
+          for (const t of appended) await appendRows(c, t, columnTypes(t), staged[t]);
+          // One round trip for the merges and one for the end: every await is a turn of the
+          // event loop, which is busy with the fetch side while a sync runs.
+          const counts = await this.applyAndCount(c, plan, loadedAt);
+          await c.run([...appended.map((t) => `TRUNCATE ${t};`), 'COMMIT;'].join('\n'));
           this.filled = plan.filled;
           this.stored?.record(staged);
           return { counts, invalidItems };
@@ -103,27 +103,20 @@ export class Loader {
   }
 
   /**
-   * The batch's run id and load time (the variables behind batch_run() and batch_at(), see
-   * sql/session.sql), BEGIN, the planned merges, then the rows per table carrying this
-   * batch's load time, in one multi-statement call (its result is the last statement's).
-   * Tables no statement wrote are 0 without a scan. The load time is inlined as a literal
-   * (an ISO string we made); the run id is quoted as an SQL string literal.
+   * The planned merges, then the rows per table carrying this batch's load time, in one
+   * multi-statement call (its result is the last statement's). Tables no statement wrote
+   * are 0 without a scan.
    */
   private async applyAndCount(
     c: DuckDBConnection,
     plan: BatchPlan,
-    runId: string,
     loadedAt: Date,
   ): Promise<Record<string, number>> {
     const counted = Object.keys(LOAD_TIME_COLUMN);
     const counts = Object.fromEntries(counted.map((t) => [t, 0]));
     const arms = counted.filter((t) => plan.writes.has(t));
-    const at = `'${loadedAt.toISOString()}'`;
-    const countSql = loadCountsSql(arms, loadedAt);
-    const vars =
-      `SET VARIABLE fragsync_batch_run = '${runId.replaceAll("'", "''")}';\n` +
-      `SET VARIABLE fragsync_batch_at = ${at}::TIMESTAMPTZ;`;
-    const body = [vars, 'BEGIN TRANSACTION;', plan.sql, countSql].filter((x) => x.length > 0).join('\n');
+    const body = [plan.sql, loadCountsSql(arms, loadedAt)].filter((x) => x.length > 0).join('\n');
+    if (body.length === 0) return counts;
     if (arms.length === 0) {
       await c.run(body);
       return counts;
@@ -131,4 +124,16 @@ export class Loader {
     for (const r of await rows<{ t: string; n: number }>(c, body)) counts[r.t] = Number(r.n);
     return counts;
   }
+}
+
+/**
+ * The batch's run id and load time: the variables behind batch_run() and batch_at() (see
+ * sql/session.sql). The load time is inlined as a literal (an ISO string we made); the run
+ * id is quoted as an SQL string literal.
+ */
+function batchVariables(runId: string, loadedAt: Date): string {
+  return (
+    `SET VARIABLE fragsync_batch_run = '${runId.replaceAll("'", "''")}';\n` +
+    `SET VARIABLE fragsync_batch_at = '${loadedAt.toISOString()}'::TIMESTAMPTZ;`
+  );
 }

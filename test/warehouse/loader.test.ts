@@ -446,11 +446,17 @@ describe('load', () => {
     expect(await count(wh, 'brands')).toBe(0);
     expect(await count(wh, 'sync_items')).toBe(0);
     expect(await count(wh, 'sync_walks')).toBe(0);
-    // the warehouse stays usable after the rollback
+    // The warehouse stays usable after the rollback, and the failed batch's staged rows went
+    // with it: a batch that stages the same tables merges only its own.
     await wh.load(
-      batch([profile('f1')], [{ kind: 'fetched', entity: 'fragrance', key: 'f1', dataset: 'profile' }]),
+      batch(
+        [profile('f2'), { kind: 'brand', slug: 'c', name: 'C', country: 'FR', description: '' }],
+        [{ kind: 'fetched', entity: 'fragrance', key: 'f2', dataset: 'profile' }],
+      ),
     );
-    expect(await count(wh, 'fragrances')).toBe(1);
+    expect(await wh.query(`SELECT id FROM fragrances`)).toEqual([{ id: 'f2' }]);
+    expect(await wh.query(`SELECT slug FROM brands`)).toEqual([{ slug: 'c' }]);
+    expect(await wh.query(`SELECT key FROM sync_items WHERE entity = 'fragrance'`)).toEqual([{ key: 'f2' }]);
   });
 });
 
