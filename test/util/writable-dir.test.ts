@@ -13,13 +13,15 @@ afterAll(async () => {
   await dir.cleanup();
 });
 
-/** The error ensureWritableDir throws for `path`, within the time a hang would exceed. */
+/**
+ * The error ensureWritableDir throws for `path`. A hang (recursive mkdir spinning under
+ * /proc) never returns here at all, so no clock is read: a time bound would only fail a
+ * run whose process the machine's load held up.
+ */
 function failure(path: string): ConfigError {
-  const started = Date.now();
   try {
     ensureWritableDir(path, 'dbPath');
   } catch (err) {
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(err).toBeInstanceOf(ConfigError);
     return err as ConfigError;
   }
