@@ -26,6 +26,9 @@ afterAll(async () => {
  * DuckDB's lock is a POSIX file lock, which a process never conflicts with itself on: the
  * reader must be another process. It opens the file read-only with DuckDB directly, prints
  * the runs it counts, or LOCKED; with `hold`, it keeps the file open until its stdin closes.
+ * The handler that closes it is what keeps the instance alive meanwhile: once the script has
+ * run, nothing else refers to it, and a garbage collection (V8 runs one when a process goes
+ * idle) closed the file and let the writer in while the reader was said to hold it.
  */
 const READER = `
 const { DuckDBInstance } = await import('@duckdb/node-api');
@@ -35,7 +38,10 @@ catch (e) { console.log(/lock/i.test(String(e)) ? 'LOCKED' : 'ERROR ' + e); proc
 const c = await inst.connect();
 const r = await c.runAndReadAll('SELECT count(*)::INTEGER AS n FROM sync_runs');
 console.log(String(r.getRows()[0][0]));
-if (process.argv[2] === 'hold') { process.stdin.resume(); process.stdin.on('end', () => process.exit(0)); }
+if (process.argv[2] === 'hold') {
+  process.stdin.resume();
+  process.stdin.on('end', () => { c.closeSync(); inst.closeSync(); process.exit(0); });
+}
 `;
 const NODE_ARGS = ['--input-type=module', '-e', READER];
 
