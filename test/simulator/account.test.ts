@@ -64,9 +64,15 @@ describe('quota and balance', () => {
 
   it('a correct Date header of the service clock on every response', async () => {
     sim = await startSimulator({ fragrances: 20 });
+    // Between the call's start (to the second: the header has no finer) and its end, however
+    // long a loaded machine makes it.
+    const sentAt = Math.floor(Date.now() / 1000) * 1000;
     const r = await call(sim, '/v1/nowhere');
+    const answeredAt = Date.now();
     expect(r.status).toBe(404);
-    expect(Math.abs(Date.parse(r.headers.get('date')!) - Date.now())).toBeLessThan(2000);
+    const date = Date.parse(r.headers.get('date')!);
+    expect(date).toBeGreaterThanOrEqual(sentAt);
+    expect(date).toBeLessThanOrEqual(answeredAt);
     expect(r.headers.get('x-ratelimit-reset')).toBe(String(nextUtcMidnightSeconds(Date.now())));
     const outside = await call(sim, '/');
     expect(outside.status).toBe(404);
@@ -114,8 +120,11 @@ describe('quota and balance', () => {
 });
 
 describe('compressed clock', () => {
-  it('a service day of 2 real seconds: the quota resets by itself at service midnight', async () => {
-    sim = await startSimulator({ fragrances: 20, dailyQuota: 2, daySeconds: 2 });
+  it('a service day of a few real seconds: the quota resets by itself at service midnight', async () => {
+    // Two calls and their checks must fall within the first day: 2 s was a timing bet on a
+    // loaded machine (12 processes a core); 6 s holds them, and the reset is awaited anyway.
+    const DAY_S = 6;
+    sim = await startSimulator({ fragrances: 20, dailyQuota: 2, daySeconds: DAY_S });
     const first = await call(sim, '/v1/accords');
     expect(first.headers.get('date')).toMatch(/^Thu, 01 Jan 2026 /);
     sim.setRemaining(0);
@@ -123,7 +132,7 @@ describe('compressed clock', () => {
     expect(limited.status).toBe(429);
     const resetMs = Number(limited.headers.get('x-ratelimit-reset')) * 1000;
     expect(resetMs - Date.now()).toBeGreaterThan(0);
-    expect(resetMs - Date.now()).toBeLessThanOrEqual(3000);
+    expect(resetMs - Date.now()).toBeLessThanOrEqual(DAY_S * 1000 + 1000);
     expect(limited.json.error.message).toBe(
       `Daily rate limit exceeded. Resets at ${new Date(resetMs).toISOString()}.`,
     );
