@@ -1,8 +1,8 @@
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { Config } from '../config/index.ts';
-import { costOf, minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
+import { minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
-import { owedWork } from '../plan/owed.ts';
+import { buildPlan } from '../plan/plan.ts';
 import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
@@ -115,9 +115,9 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   const minimum = await catalogueMinimum(wh, input.config);
   let owed: SyncSummary['owed'] = null;
   if (input.status !== 'completed') {
-    const work = owedWork(await wh.syncState(), input.config);
-    const cost = costOf(work.counts);
-    owed = { calls: cost.calls, cents: cost.cents, lowerBound: work.unknownWalks.length > 0 };
+    // What `fragsync plan` says next, by the same call (the service's clock as this run saw it).
+    const plan = buildPlan(await wh.syncState(), input.config, null);
+    owed = { calls: plan.cost.calls, cents: plan.cost.cents, lowerBound: plan.kind === 'lowerBound' };
   }
   const calls = sum((e) => e.calls);
   const cents = sum((e) => e.cents);
@@ -214,10 +214,15 @@ export function formatSummary(s: SyncSummary): string {
   // Whether failed calls are billed is not in the spec: their list price is said apart.
   if (s.failedCents > 0)
     lines.push(`  up to ${dollars(s.failedCents)} more if the service bills failed calls`);
-  if (s.owed)
+  if (s.owed) {
+    const what =
+      s.mode === 'full'
+        ? 'to finish this full sync'
+        : "for what is due, this run's undone work included (new items the next walks find come on top)";
     lines.push(
-      `still owed in this cycle: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)}`,
+      `still owed: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)} ${what}; \`fragsync plan\` lists them per endpoint`,
     );
+  }
   if (s.mode === 'full')
     lines.push(
       `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +

@@ -95,7 +95,7 @@ describe('governed sync: money', () => {
       const owed = first.owed as { calls: number; cents: number; lowerBound: boolean };
       expect(owed.cents).toBeGreaterThan(0);
       expect(formatSummary(first)).toContain(
-        `still owed in this cycle: ${owed.lowerBound ? 'at least ' : ''}${owed.calls} calls, ${owed.cents} cents`,
+        `still owed: ${owed.lowerBound ? 'at least ' : ''}${owed.calls} calls, ${owed.cents} cents`,
       );
 
       const second = await runTestSync({ baseUrl: sim.url, dbPath, flags });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPlan } from '../../src/plan/format.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
+import { formatSummary } from '../../src/sync/summary.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import type { GroundTruth } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
@@ -115,6 +116,10 @@ describe.each([inProcess, bullmq])('nightly on the service clock, $name', (drive
       });
       expect(profiles(uncapped).due).toBeGreaterThan(50);
       expect(profiles(plan(cap)).older).toBeGreaterThan(50);
+      // The capped run's summary says plainly what is owed: what plan says, on the same clock.
+      expect(formatSummary(capped)).toContain(
+        `still owed: ${uncapped.cost.calls} calls, ${uncapped.cost.cents} cents ($${(uncapped.cost.cents / 100).toFixed(2)}) for what is due`,
+      );
     } finally {
       await sim.close();
     }
