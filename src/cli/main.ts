@@ -1,6 +1,8 @@
 import { loadConfig, type Config } from '../config/index.ts';
 import { ConfigError, oneLine } from '../errors.ts';
 import { EXIT } from './exit-codes.ts';
+// First: stdout's EPIPE handler, so output piped into `head` ends quietly (output/write.ts).
+import './output/write.ts';
 import { parseCommandLine } from './program.ts';
 import { COMMANDS } from './registry.ts';
 

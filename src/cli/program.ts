@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { BINDINGS, CONFIG_FILE_FLAG, SECRET_ENV, bindingOf, type Binding } from '../config/index.ts';
 import { EXIT, exitMeaning, type ExitCode } from './exit-codes.ts';
+import { write } from './output/write.ts';
 import { COMMANDS } from './registry.ts';
 import type { CommandSpec, OptionSpec } from './spec.ts';
 
@@ -34,7 +35,8 @@ export interface Output {
 }
 
 const STDIO: Output = {
-  out: (t) => process.stdout.write(t),
+  // Help piped into `head` ends quietly, as every command's output does.
+  out: (t) => void write(t),
   err: (t) => process.stderr.write(t),
 };
 
