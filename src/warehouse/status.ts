@@ -9,6 +9,8 @@ import type { Warehouse } from './warehouse.ts';
 export async function warehouseStatus(
   wh: Warehouse,
   dbPath: string,
+  /** Whether the run still marked running has a live process (its lock or lease). */
+  going: (runId: string) => boolean,
   now = new Date(),
 ): Promise<[string, string][]> {
   const out: [string, string][] = [];
@@ -23,9 +25,20 @@ export async function warehouseStatus(
   if (run)
     out.push([
       'latest run',
-      `${run.run_id} ${run.status}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
+      `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
     ]);
   return out;
+}
+
+/**
+ * A run's status as a person should read it: one still marked running whose process is gone
+ * (kill -9, a double Ctrl-C) did not finish; the next sync closes it as interrupted.
+ */
+export function runState(
+  run: Pick<LatestRun, 'run_id' | 'status'>,
+  going: (runId: string) => boolean,
+): string {
+  return run.status === 'running' && !going(run.run_id) ? 'did not finish (its process ended)' : run.status;
 }
 
 export interface LatestRun {

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { copyFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
@@ -44,24 +46,65 @@ describe('fragsync status', () => {
     );
   });
 
-  it('a run still going (paused for quota, say) shows the calls and cents its ledger holds so far', async () => {
-    const running = join(dir.path, 'running.duckdb');
-    await copyFile(db, running);
-    const wh = await Warehouse.open(running);
+  /** A copy of the synced warehouse with a run marked running that made 3 calls of 2 cents. */
+  async function withRunningRow(name: string, runId: string): Promise<string> {
+    const path = join(dir.path, `${name}.duckdb`);
+    await copyFile(db, path);
+    const wh = await Warehouse.open(path);
     try {
-      await wh.startRun('run-live', new Date());
+      await wh.startRun(runId, new Date());
       for (let i = 0; i < 3; i++)
         await wh.query(
           `INSERT INTO api_calls (run_id, "at", method, endpoint, status, cost_cents, quota_remaining, _call_key)
-           VALUES ('run-live', now(), 'GET', '/v1/fragrances/{id}/similar', 200, 2, 90, ?)`,
-          [`live-${i}`],
+           VALUES (?, now(), 'GET', '/v1/fragrances/{id}/similar', 200, 2, 90, ?)`,
+          [runId, `${runId}-${i}`],
         );
     } finally {
       await wh.close();
     }
-    const r = await fragsync(['status', '--db', running]);
-    expect(r.code, r.stderr).toBe(EXIT.ok);
-    expect(r.stdout).toMatch(/^latest run\s+run-live running: 3 calls, 6 cents$/m);
+    return path;
+  }
+
+  it('a run still going (paused for quota, say) shows the calls and cents its ledger holds so far', async () => {
+    const running = await withRunningRow('running', 'run-live');
+    // The lock its sync holds (this test's process stands for it, alive).
+    const lock = WriterLock.acquire(running, 'run-live');
+    try {
+      const r = await fragsync(['status', '--db', running]);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      expect(r.stdout).toMatch(/^latest run\s+run-live running: 3 calls, 6 cents$/m);
+      expect(r.stdout).toMatch(/^state\s+running \(sync run run-live\)$/m);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('without Redis, a run whose process died (kill -9: its lock left behind) did not finish, as with Redis', async () => {
+    const dead = await withRunningRow('dead', 'run-dead');
+    // The lock file a killed sync leaves: its pid is a process that has exited.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await writeFile(
+      `${dead}.lock`,
+      JSON.stringify({
+        pid: gone,
+        host: hostname(),
+        runId: 'run-dead',
+        startedAt: '',
+        state: 'writing',
+        pausedUntil: null,
+      }),
+    );
+    for (const path of [dead, await withRunningRow('dead-unlocked', 'run-dead')]) {
+      const r = await fragsync(['status', '--db', path]);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      expect(r.stdout).toMatch(
+        /^latest run\s+run-dead did not finish \(its process ended\): 3 calls, 6 cents$/m,
+      );
+      expect(r.stdout).toMatch(
+        /^state\s+no run going on; the last run run-dead did not finish \(its process ended; the next sync closes it as interrupted\)$/m,
+      );
+      expect(r.stdout).not.toMatch(/^writer /m);
+    }
   });
 
   it('names the sync going on from its writer lock, and says when it waits for the quota reset', async () => {

@@ -11,7 +11,7 @@ import { createLogger } from '../../util/logger.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
 import { latestRun, warehouseStatus, type LatestRun } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
-import { describeHolder, lockHolder } from '../../warehouse/writer-lock.ts';
+import { describeHolder, lockHolder, type LockHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
@@ -64,11 +64,19 @@ export async function run(input: CommandInput): Promise<number> {
   }
 
   let failure: string | null = null;
+  // A run marked running is going on while its lease or writer lock is held (a process that
+  // died holds neither). The lock is read before the warehouse and again after, so a run that
+  // starts or ends meanwhile is not taken for a dead one.
+  const before = lockHolder(config.dbPath);
+  const holds = (h: LockHolder | null, runId: string) =>
+    h !== null && (h.runId === runId || h.runId === 'unknown');
+  const going = (runId: string) =>
+    redisState?.lease === runId || holds(before, runId) || holds(lockHolder(config.dbPath), runId);
   if (existsSync(config.dbPath)) {
     try {
       const wh = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
-        out.push(...(await warehouseStatus(wh, config.dbPath)));
+        out.push(...(await warehouseStatus(wh, config.dbPath, going)));
         last = await latestRun(wh);
       } finally {
         await wh.close();
@@ -92,10 +100,11 @@ export async function run(input: CommandInput): Promise<number> {
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
   const holder = lockHolder(config.dbPath);
-  if (redisState) {
-    const row = out.find(([k]) => k === 'state');
-    if (row) row[1] = stateOf(redisState, holder?.runId ?? null, last);
-  }
+  const state = stateOf(redisState, holder?.runId ?? null, last, going);
+  const row = out.find(([k]) => k === 'state');
+  if (row) row[1] = state;
+  // Without Redis the same line, after the warehouse's: the same answer in both modes.
+  else out.push(['state', state]);
   if (holder)
     out.push([
       'writer',
@@ -116,12 +125,16 @@ export async function run(input: CommandInput): Promise<number> {
  * state, which outlives the run that met it.
  */
 function stateOf(
-  redis: { pausedUntil: Date | null; lease: string | null },
+  redis: { pausedUntil: Date | null; lease: string | null } | null,
   writer: string | null,
   last: LatestRun | undefined,
+  isGoing: (runId: string) => boolean,
 ): string {
-  const pause = redis.pausedUntil ? `quota paused until ${redis.pausedUntil.toISOString()}` : null;
-  const going = redis.lease ?? writer;
+  const pause = redis?.pausedUntil ? `quota paused until ${redis.pausedUntil.toISOString()}` : null;
+  const going =
+    redis?.lease ??
+    writer ??
+    (last && last.status === 'running' && isGoing(last.run_id) ? last.run_id : null);
   if (going) return [`running (sync run ${going})`, pause].filter(Boolean).join('; ');
   const ended = !last
     ? 'no run recorded in this warehouse'
