@@ -114,7 +114,7 @@ export class Catalogue {
   }
 
   reviews(f: FragranceRec, offset: number, limit: number): T.Review[] {
-    return this.edges.reviews(reviewSlice(f, this.reviewCache, offset, limit), f, offset);
+    return this.edges.reviews(reviewSlice(f, this.reviewCache, offset, limit), f, offset, reviewTotal(f));
   }
 
   similar(f: FragranceRec): T.SimilarEntry[] {

@@ -42,9 +42,15 @@ export class Edges {
     return { ...p, perfumer: '', perfumerSlug: '' };
   }
 
-  reviews(list: T.Review[], f: FragranceRec, offset: number): T.Review[] {
+  /**
+   * A review's '' text is chosen by its place counted from the oldest review: new reviews
+   * arrive at the top, so its place from the newest moves every day and a text keyed by it
+   * would flip between '' and the real text, an edit of old reviews the spec never describes.
+   */
+  reviews(list: T.Review[], f: FragranceRec, offset: number, total: number): T.Review[] {
     if (!this.on) return list;
-    return list.map((r, i) => (r.text !== null && oneIn(5, f.seed, offset + i) ? { ...r, text: '' } : r));
+    const edged = (i: number) => oneIn(5, f.seed, total - 1 - (offset + i));
+    return list.map((r, i) => (r.text !== null && edged(i) ? { ...r, text: '' } : r));
   }
 
   /** An entry repeated right after itself (same id, same score: the order stays descending). */

@@ -178,4 +178,18 @@ describe('variants', () => {
     expect(results.some((r: { type?: string }) => r.type === undefined)).toBe(true);
     expect(results.length).toBeLessThanOrEqual(10);
   });
+
+  it("edgeValues: an old review keeps its text (a '' one stays '') when new reviews arrive above it", async () => {
+    sim = await startSimulator({ fragrances: 60, seed: 11, variant: { edgeValues: true } });
+    const before = sim.groundTruth().reviews;
+    const [id, old] = Object.entries(before).find(
+      ([, rs]) => rs.some((r) => r.text === '') && rs.length > 10,
+    )!;
+    sim.addReviews(id, 3);
+    const read = await call(sim, `/v1/fragrances/${idPath(id)}/reviews?page=1&limit=50`);
+    expect(read.json.pagination.total).toBe(old.length + 3);
+    // Newest first: the three new ones on top, then every old review exactly as it was.
+    expect(read.json.reviews.slice(3)).toEqual(old.slice(0, 47));
+    expect(sim.groundTruth().reviews[id]!.slice(3)).toEqual(old);
+  });
 });
