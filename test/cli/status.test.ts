@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
 import { copyFile, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
@@ -9,6 +7,7 @@ import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
+import { deadHolder } from '../helpers/dead-lock.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix } from '../helpers/worker-process.ts';
 
@@ -82,18 +81,7 @@ describe('fragsync status', () => {
   it('without Redis, a run whose process died (kill -9: its lock left behind) did not finish, as with Redis', async () => {
     const dead = await withRunningRow('dead', 'run-dead');
     // The lock file a killed sync leaves: its pid is a process that has exited.
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
-    await writeFile(
-      `${dead}.lock`,
-      JSON.stringify({
-        pid: gone,
-        host: hostname(),
-        runId: 'run-dead',
-        startedAt: '',
-        state: 'writing',
-        pausedUntil: null,
-      }),
-    );
+    await writeFile(`${dead}.lock`, JSON.stringify(deadHolder('run-dead')));
     for (const path of [dead, await withRunningRow('dead-unlocked', 'run-dead')]) {
       const r = await fragsync(['status', '--db', path]);
       expect(r.code, r.stderr).toBe(EXIT.ok);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadWarehouse } from '../../src/warehouse/thread/remote.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { lockHolder, lockPath, WriterLock } from '../../src/warehouse/writer-lock.ts';
+import { deadHolder } from '../helpers/dead-lock.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
@@ -156,15 +157,7 @@ describe('the writer lock', () => {
 
   it('takes over the lock of a process that is gone, never that of another host', () => {
     const path = join(dir.path, 'stale.duckdb');
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
-    const stale = {
-      pid: gone,
-      host: hostname(),
-      runId: 'run-dead',
-      startedAt: '',
-      state: 'writing',
-      pausedUntil: null,
-    };
+    const stale = deadHolder('run-dead');
     writeFileSync(lockPath(path), JSON.stringify(stale));
     const lock = WriterLock.acquire(path, 'run-new');
     expect(JSON.parse(readFileSync(lockPath(path), 'utf8'))).toMatchObject({
