@@ -1,3 +1,4 @@
+import type { JobResult } from '../../jobs/types.ts';
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { StopReason } from '../domain/run.ts';
 
@@ -47,4 +48,18 @@ export function emptyFetchResult(): FetchResult {
     notAdmitted: 0,
     clockOffsetMs: null,
   };
+}
+
+/**
+ * A job ended: a complete listing of accords or charts (its walk mark says done) replaces the
+ * last one. A listing not known complete (an accord walk whose pages did not line up, a list
+ * that moved while read) leaves the last complete one in place: what it does not name is
+ * removed at the end of the run, so it must be the whole list.
+ */
+export function noteListing(listed: FetchResult['listed'], kind: string, result: JobResult): void {
+  const entity = kind === 'accords' ? 'accord' : kind === 'charts' ? 'chart' : null;
+  if (!entity || !result.progress.some((m) => m.kind === 'walk' && m.walk === kind && m.done)) return;
+  const keys = new Set<string>();
+  for (const item of result.items) if (item.kind === entity) keys.add(item.slug);
+  listed[entity] = keys;
 }

@@ -14,7 +14,7 @@ import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
 import { failureKind } from './failure-kind.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
-import { emptyFetchResult, type FetchResult } from './fetch-result.ts';
+import { emptyFetchResult, noteListing, type FetchResult } from './fetch-result.ts';
 import { nightlyRule } from '../plan/freshness.ts';
 
 export { emptyFetchResult, type FetchResult } from './fetch-result.ts';
@@ -231,15 +231,9 @@ export class FetchStage {
 
   private async done(o: Extract<JobOutcome, { type: 'done' }>): Promise<void> {
     this.jobsDone++;
-    const listed = this.result.listed;
-    if (o.job.spec.kind === 'accords') listed.accord = new Set();
-    if (o.job.spec.kind === 'charts') listed.chart = new Set();
+    noteListing(this.result.listed, o.job.spec.kind, o.result);
     const gone = takeRemovals(this.frontier, o.result.items);
     const { jobs, keep } = this.frontier.absorb(o.result.progress);
-    for (const item of o.result.items) {
-      if (item.kind === 'accord') listed.accord?.add(item.slug);
-      if (item.kind === 'chart') listed.chart?.add(item.slug);
-    }
     const signalled = await this.signals.owed(gone, o.result.items);
     this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
     // What this job made owed passes the gate before the job counts as ended (see Gate).

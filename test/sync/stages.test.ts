@@ -218,28 +218,32 @@ describe('fetch', () => {
     await warehouse.close();
   });
 
-  it('keeps the latest complete listing of accords and charts', async () => {
+  it('keeps the latest complete listing of accords and charts: one whose walk is not done replaces nothing', async () => {
     const q = (kind: 'accords' | 'charts', pass?: number): QueuedJob => ({
       id: `${kind}${pass ?? 1}`,
       runId: 'r1',
       spec: job(kind, pass ? { pass } : {}, PRIORITY.walk),
     });
-    const done = (j: QueuedJob, items: LoadItem[]): JobOutcome => ({
+    const done = (j: QueuedJob, items: LoadItem[], complete = true): JobOutcome => ({
       type: 'done',
       job: j,
       result: {
         items,
-        progress: [],
+        progress: [{ kind: 'walk', walk: j.spec.kind, page: 1, total: items.length, done: complete }],
         follow: [],
       },
       calls: [],
     });
+    const accord = (slug: string): LoadItem => ({ kind: 'accord', slug, name: slug });
     const { result, warehouse } = await stage(async (ctx) => {
-      await ctx.onOutcome(done(q('accords'), [{ kind: 'accord', slug: 'old', name: 'Old' }]));
-      await ctx.onOutcome(done(q('accords', 2), [{ kind: 'accord', slug: 'new', name: 'New' }]));
+      await ctx.onOutcome(done(q('accords'), [accord('old')]));
+      await ctx.onOutcome(done(q('accords', 2), [accord('new'), accord('kept')]));
+      // A third pass whose pages did not line up (the list moved): not the whole list, so
+      // 'kept', which it does not name, must not be removed on its account.
+      await ctx.onOutcome(done(q('accords', 3), [accord('new')], false));
       await ctx.onOutcome(done(q('charts'), [{ kind: 'chart', slug: 'top', title: 'Top' }]));
     });
-    expect(result.listed.accord).toEqual(new Set(['new']));
+    expect(result.listed.accord).toEqual(new Set(['new', 'kept']));
     expect(result.listed.chart).toEqual(new Set(['top']));
     await warehouse.close();
   });
