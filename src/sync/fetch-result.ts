@@ -9,6 +9,8 @@ export interface FetchResult {
   /** Jobs that failed with the service unreachable, failing or not this API (failure-kind.ts). */
   transientFailures: number;
   firstFailure: string | null;
+  /** The error code of firstFailure (NETWORK, API_SERVER_ERROR, NOT_FOUND): which it was. */
+  firstFailureCode: string | null;
   /** Jobs that failed for good (another 4xx): recorded in quarantine. */
   terminalFailures: number;
   /** Jobs that failed on an error of the program itself (a bug), not of the service. */
@@ -38,6 +40,7 @@ export function emptyFetchResult(): FetchResult {
     stop: null,
     transientFailures: 0,
     firstFailure: null,
+    firstFailureCode: null,
     terminalFailures: 0,
     internalFailures: 0,
     firstInternal: null,

@@ -286,7 +286,7 @@ export class FetchStage {
     const kind = failureKind(o.code, o.job.spec.kind);
     if (kind === 'unreachable') {
       r.transientFailures++;
-      r.firstFailure ??= o.reason;
+      if (r.firstFailure === null) [r.firstFailure, r.firstFailureCode] = [o.reason, o.code];
     } else if (kind === 'internal') {
       r.internalFailures++;
       r.firstInternal ??= o.reason;

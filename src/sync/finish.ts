@@ -81,7 +81,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     status,
     started: run.started,
     config,
-    stopMessage: fetched.stop?.message ?? statusMessage(status, fetched),
+    stopMessage: fetched.stop?.message ?? statusMessage(status, fetched, config.baseUrl),
     pausedUntil: driver.pausedUntil(),
     terminalFailures: fetched.terminalFailures,
     transientFailures: fetched.transientFailures,
@@ -98,12 +98,28 @@ async function owedJobs(driver: QueueDriver, fetched: FetchResult) {
   return { ...counts, waiting: counts.waiting + fetched.notAdmitted };
 }
 
-function statusMessage(status: RunStatus, f: FetchResult): string | null {
+/**
+ * Why a run failed, in one short line that names the base URL and what to check: a list
+ * answered 404 is a wrong URL (the service answered), not an unreachable one.
+ */
+function failedMessage(f: FetchResult, baseUrl: string | null): string {
+  const at = baseUrl ?? '(no base URL)';
+  if (f.firstFailureCode === 'NOT_FOUND')
+    return `${at} is not the Fragrance Data Service's base URL: its lists answered 404; ${
+      /\/v1\/?$/.test(at) ? 'drop the trailing /v1' : 'check --base-url'
+    }`;
+  // What failed, without the code, the request and the page the summary's log lines give.
+  const what = (f.firstFailure ?? '').replace(/^[A-Z_]+: [A-Z]+ \S+: /, '').replace(/ \(page=\d+\)$/, '');
+  if (f.firstFailureCode === 'API_SERVER_ERROR')
+    return `the Fragrance Data Service at ${at} kept failing after bounded retries: ${what}; run again later`;
+  return `cannot reach the Fragrance Data Service at ${at}: ${what}; check --base-url and the network`;
+}
+
+function statusMessage(status: RunStatus, f: FetchResult, baseUrl: string | null): string | null {
   if (status === 'internal_error')
     return `${f.internalFailures} jobs failed on an internal error (a bug in fragsync, not the service); first: ${f.firstInternal}`;
   if (status === 'interrupted')
     return 'interrupted: the requests in flight finished and everything fetched is loaded; run again to continue';
-  if (status === 'failed')
-    return `${f.transientFailures} jobs failed (service unreachable, failing after bounded retries, or not the Fragrance Data Service); first: ${f.firstFailure}`;
+  if (status === 'failed') return failedMessage(f, baseUrl);
   return null;
 }

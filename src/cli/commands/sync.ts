@@ -60,18 +60,11 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
     });
     progress.done();
     if (json) process.stdout.write(`${summaryJson(summary)}\n`);
-    if (summary.status === 'failed' && summary.calls === 0) {
-      // Nothing was answered: the summary table would only be zeros.
-      console.error(`fragsync sync: ${unreachable(config.baseUrl, summary.message)}`);
-      return exitCodeOfRun(summary);
-    }
-    if (!json) console.log(formatSummary(summary));
-    // A failed run: the service was unreachable, kept failing, or is not this API (its lists
-    // answered 404): the line says where it was looked for and what to check.
-    if (summary.status === 'failed')
-      console.error(`fragsync sync: ${unreachable(config.baseUrl, summary.message)}`);
-    else if (summary.status !== 'completed' && summary.message)
-      console.error(`fragsync sync: ${summary.message}`);
+    // Nothing was answered: the summary table would only be zeros.
+    if (!json && !(summary.status === 'failed' && summary.calls === 0)) console.log(formatSummary(summary));
+    // A failed run (the service unreachable, failing, or not this API: its lists answered
+    // 404) says where it was looked for and what to check (sync/finish.ts).
+    if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
     // A failed run's failed jobs are quarantined too: its one line above says what matters.
     if (quarantined > 0 && summary.status !== 'failed')
@@ -96,10 +89,4 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
   } finally {
     await runtime.close();
   }
-}
-
-/** One line: where the service was looked for, what to check, and what failed first. */
-function unreachable(baseUrl: string | null, message: string | null): string {
-  const detail = message ? ` (${message})` : '';
-  return `cannot reach the Fragrance Data Service at ${baseUrl ?? '(no base URL)'}: check --base-url or FRAGSYNC_BASE_URL, and that this machine can reach it${detail}`;
 }
