@@ -6,6 +6,7 @@ import {
   fragranceDataWanted,
   fullNeed,
   pagesFor,
+  reviewPages,
   type CallCounts,
   type FragranceNeed,
 } from './cost-model.ts';
@@ -91,12 +92,14 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
       const total = state.reviewTotals.get(item.key);
       const wantsReviews = d.reviews.mode !== 'none' && due(item, 'reviews');
       if (wantsReviews && total === undefined) unknownReviewTotals++;
+      // A nightly reads page 1 (the new total, up to 50 new reviews); a full sync every page
+      // of the total it last saw (the sync's rule, src/sync/owed-jobs.ts), one if none.
+      const pages = rule.mode === 'full' && total !== undefined ? reviewPages(total, d.reviews) : 1;
       const need: FragranceNeed = {
         profile: d.fragrances && due(item, 'profile'),
         similar: d.similar && due(item, 'similar'),
         wearing: d.wearing && due(item, 'wearing'),
-        // Incremental: one page tells the new total, and holds up to 50 new reviews.
-        reviewPages: wantsReviews ? 1 : 0,
+        reviewPages: wantsReviews ? pages : 0,
         reviewDigest: d.reviewDigest && due(item, 'reviewDigest'),
       };
       const known = { reviewTotal: total, similarCount: state.similarCounts.get(item.key) };

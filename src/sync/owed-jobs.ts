@@ -13,6 +13,8 @@ export interface OwedContext {
   readonly objective: Objective;
   readonly similarCounts: Map<string, number>;
   readonly resumes: Resumes;
+  /** full: every review page is read again (`--full` repairs); nightly: only the new ones. */
+  readonly due: { readonly mode: 'full' | 'nightly' };
 }
 
 /**
@@ -38,8 +40,11 @@ export function owedJobs(
       if (d.wearing && need('wearing')) jobs.push(job('fragranceWearing', { id: key }, PRIORITY.detail));
       if (d.reviews.mode !== 'none' && need('reviews') && !viaEnrich) {
         const all = d.reviews.mode === 'all';
-        const knownTotal = all ? (f.reviewTotals.get(key) ?? null) : null;
-        const knownCount = all ? (f.reviewCounts.get(key) ?? null) : null;
+        // Known totals make the read incremental (page 1 only): a nightly's, never a full
+        // sync's, which reads every page again so that it repairs whatever the mirror holds.
+        const incremental = all && f.due.mode === 'nightly';
+        const knownTotal = incremental ? (f.reviewTotals.get(key) ?? null) : null;
+        const knownCount = incremental ? (f.reviewCounts.get(key) ?? null) : null;
         const payload = { id: key, knownTotal, knownCount, ...(all ? f.resumes.review(key) : {}) };
         jobs.push(job('fragranceReviews', payload, PRIORITY.detail));
       }

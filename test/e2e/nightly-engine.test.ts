@@ -73,10 +73,25 @@ describe('nightly sync', () => {
     expect(profile?.items).toBe(truth.fragrances.length);
     expect(profile).toMatchObject({ stale: 0, never_fetched: 0 });
 
-    // --full keeps the old behaviour: everything again, whatever is fresh.
+    // --full fetches everything again, every review page too, so it repairs what the nightly's
+    // page-1 read cannot see: an old review altered in the warehouse (here by hand).
+    const [most] = Object.entries(truth.reviews).sort((a, b) => b[1].length - a[1].length);
+    expect(most![1].length).toBeGreaterThan(50);
+    const wh = await Warehouse.open(dbPath);
+    try {
+      await wh.query(
+        `UPDATE reviews SET text = 'tampered' WHERE fragrance_id = '${most![0]}'
+           AND date = (SELECT min(date) FROM reviews WHERE fragrance_id = '${most![0]}')`,
+      );
+    } finally {
+      await wh.close();
+    }
     const again = await runTestSync({ baseUrl: sim.url, dbPath, flags: { full: true } });
     expect(again.status).toBe('completed');
     expect(again.cents).toBeGreaterThan(0.9 * full.cents);
+    const pages = Object.values(truth.reviews).reduce((n, l) => n + Math.max(1, Math.ceil(l.length / 50)), 0);
+    expect(again.byEndpoint.find((e) => e.endpoint === '/v1/fragrances/{id}/reviews')?.calls).toBe(pages);
+    expect(diffTables(truthTables(truth), await warehouseTables(dbPath, truth.serviceDate))).toEqual({});
     const last = await rows<{ mode: string }>(
       dbPath,
       'SELECT mode FROM sync_runs JOIN sync_run_modes USING (run_id) ORDER BY started_at DESC LIMIT 1',

@@ -97,7 +97,9 @@ describe('buildPlan', () => {
       getFragrance: n,
       getSimilar: n,
       getWearingStats: n,
-      getReviews: n, // incremental: one page per fragrance tells the new total
+      // Every page again (a full sync repairs): 40 totals of 5 (1 page), 80 of 130 (3 pages),
+      // and one page for each of the 10 whose total is unknown.
+      getReviews: 40 + 80 * 3 + 10,
       getBrand: 3,
       getBrandFragrances: 4,
       getPerfumer: 4,
@@ -107,7 +109,7 @@ describe('buildPlan', () => {
       listCharts: 1,
       getChart: 3,
     });
-    expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2 + 1) + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
+    expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2) + 290 + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
   });
 
   it('counts only the work still owed in an open cycle', () => {
@@ -140,7 +142,7 @@ describe('buildPlan', () => {
       getFragrance: 19,
       getSimilar: 20,
       getWearingStats: 20,
-      getReviews: 20,
+      getReviews: 6 + 14 * 3, // f102, f105, ... f117 have 5 reviews, the other 14 have 130
       getBrand: 2,
       getBrandFragrances: 1 + 1 + 1, // a: page 2 of 2; b: 1 page; c: 1 page
     });
