@@ -73,7 +73,7 @@ describe.each<[InvalidRecordKind, RegExp]>([
     expect(r.stdout).toMatch(/^quarantined records: 1 \(not stored; `fragsync quarantine` lists them\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^  /v1/fragrances/\\{id\\}\\s+1  e\\.g\\. .*${why.source}`, 'mi'));
     expect(said(r)).toContain(
-      'fragsync sync: 1 records quarantined (not stored): `fragsync quarantine` lists them',
+      'fragsync sync: 1 record quarantined (not stored): `fragsync quarantine` lists them',
     );
 
     const truth = sim.groundTruth();
@@ -188,6 +188,39 @@ describe('sync --json', () => {
         quarantined: [{ endpoint: '/v1/fragrances/{id}', count: 1, example: expect.stringMatching(/name/) }],
         flagged: [],
       });
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('a run that quarantined a record and then met the quota (--no-wait)', () => {
+  it('exit 5; the quarantine line, then why the run ended as the last line', async () => {
+    // 129 calls make the full sync; a reserve of 900 of 1000 stops it after 100. The broken
+    // profile is among the first jobs (the first list page yields every profile).
+    const sim = await startSimulator({ fragrances: 15, invalidRecord: 'wrong-type', dailyQuota: 1000 });
+    try {
+      const r = await fragsync(
+        [
+          'sync',
+          '--base-url',
+          sim.url,
+          '--db',
+          join(dir.path, 'quota.duckdb'),
+          '--no-wait',
+          '--reserve',
+          '900',
+        ],
+        KEY,
+      );
+      expect(r.code, r.stderr).toBe(EXIT.quotaExhausted);
+      const lines = said(r).filter((l) => !/^\d{4}-\d\d-\d\dT/.test(l)); // the 10 s progress line
+      expect(lines).toEqual([
+        'fragsync sync: 1 record quarantined (not stored): `fragsync quarantine` lists them',
+        expect.stringMatching(
+          /^fragsync sync: stopped: the daily quota is down to the reserve and --no-wait was given; it resets at \S+Z, run again then to continue$/,
+        ),
+      ]);
     } finally {
       await sim.close();
     }

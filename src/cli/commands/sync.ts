@@ -5,6 +5,7 @@ import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
 import { listenForInterrupt } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
+import type { SyncSummary } from '../../sync/summary.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { summaryJson } from '../summary-json.ts';
 
@@ -62,15 +63,16 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
     if (json) process.stdout.write(`${summaryJson(summary)}\n`);
     // Nothing was answered: the summary table would only be zeros.
     if (!json && !(summary.status === 'failed' && summary.calls === 0)) console.log(formatSummary(summary));
-    // A failed run (the service unreachable, failing, or not this API: its lists answered
-    // 404) says where it was looked for and what to check (sync/finish.ts).
-    if (summary.status !== 'completed' && summary.message) console.error(`fragsync sync: ${summary.message}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
-    // A failed run's failed jobs are quarantined too: its one line above says what matters.
+    // A failed run's failed jobs are quarantined too: its own line says what matters.
     if (quarantined > 0 && summary.status !== 'failed')
       console.error(
-        `fragsync sync: ${quarantined} records quarantined (not stored): \`fragsync quarantine\` lists them`,
+        `fragsync sync: ${quarantined === 1 ? '1 record' : `${quarantined} records`} quarantined (not stored): \`fragsync quarantine\` lists them`,
       );
+    // Why the run ended is the last line (a quota stop, a cap, a failed run: where the service
+    // was looked for and what to check, sync/finish.ts).
+    const ended = endLine(summary);
+    if (ended) console.error(`fragsync sync: ${ended}`);
     return exitCodeOfRun(summary);
   } catch (err) {
     progress.done();
@@ -89,4 +91,13 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
   } finally {
     await runtime.close();
   }
+}
+
+/** Why a run that did not complete ended, in one line (null: it completed). */
+function endLine(s: SyncSummary): string | null {
+  if (s.status === 'completed') return null;
+  if (s.message) return s.message;
+  if (s.status === 'quota_exhausted')
+    return `stopped: the daily quota is down to the reserve and --no-wait was given; it resets at ${s.pausedUntil?.toISOString() ?? 'an unknown time'}, run again then to continue`;
+  return null;
 }
