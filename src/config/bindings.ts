@@ -68,7 +68,7 @@ export const BINDINGS: Binding[] = [
     paths: [['budget', 'maxCentsPerDay']],
     kind: 'number',
     valueName: 'CENTS',
-    help: 'cap on cents spent per UTC day, across runs (default: no cap)',
+    help: "cap on cents spent per UTC day of the service's clock (its Date header: the day it bills), across runs (default: no cap)",
   },
   {
     flag: 'reserve',

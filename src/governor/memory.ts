@@ -44,6 +44,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   let pauseUntilMs: number | null = null;
   let pauseJitterMs = 0;
   let offsetMs = 0;
+  /** Whether a response told the offset (a seeded one stands only until then). */
+  let offsetTold = false;
   /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
   const tickets = new Map<string, { cents: number; expiresAtMs: number }>();
   let ticketCents = 0;
@@ -199,7 +201,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const nowMs = now();
     const rl = outcome.rateLimit;
     const told = offsetFrom(rl.serverDate?.getTime() ?? null, rl.resetAt?.getTime() ?? null, nowMs);
-    if (told !== null) offsetMs = told;
+    if (told !== null) [offsetMs, offsetTold] = [told, true];
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offsetMs;
 
@@ -258,8 +260,9 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       housekeeping(now());
       dropTicket(ticket.id);
     },
-    async seedSpend(centsToday, dayUtc) {
+    async seedSpend(centsToday, dayUtc, clockOffsetMs) {
       checkDay(dayUtc);
+      if (clockOffsetMs !== undefined && !offsetTold) offsetMs = clockOffsetMs;
       if (centsToday > (days.get(dayUtc) ?? 0)) days.set(dayUtc, centsToday);
     },
     async startRun(id) {

@@ -152,8 +152,10 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
     async release(ticket) {
       await run('release', ticket.id);
     },
-    async seedSpend(centsToday, dayUtc) {
+    async seedSpend(centsToday, dayUtc, clockOffsetMs) {
       checkDay(dayUtc);
+      // Until a response tells this process (or any, for the shared state) the offset.
+      if (clockOffsetMs !== undefined) offsetMs ??= Math.round(clockOffsetMs);
       await run('seed', Math.max(0, Math.round(centsToday)), dayUtc);
     },
     async startRun(runId) {

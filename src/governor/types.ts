@@ -52,8 +52,13 @@ export interface Governor {
   settle(ticket: CallTicket, outcome: CallOutcome): Promise<void>;
   /** Release a ticket whose request was never sent (e.g. aborted before dispatch). */
   release(ticket: CallTicket): Promise<void>;
-  /** Seed today's spend from the warehouse ledger so a restart never forgets it. */
-  seedSpend(centsToday: number, dayUtc: string): Promise<void>;
+  /**
+   * Seed today's spend from the warehouse ledger so a restart never forgets it. `dayUtc` is the
+   * service's day; `clockOffsetMs`, the service's clock offset the last run recorded, stands
+   * for the service's clock until a response tells it, so the day cap's first calls are
+   * counted on that day, not on this machine's.
+   */
+  seedSpend(centsToday: number, dayUtc: string, clockOffsetMs?: number): Promise<void>;
   /** Begin a new run: resets the per-run counters. */
   startRun(runId: string): Promise<void>;
   status(): Promise<GovernorStatus>;

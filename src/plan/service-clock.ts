@@ -41,3 +41,11 @@ export function serviceClock(marks: readonly ClockMark[] = []): ServiceClock {
     },
   };
 }
+
+/**
+ * The service's UTC day (YYYY-MM-DD) at `local` on this machine, by the offset last recorded
+ * (null: none, this machine's day): the day the per-day cent cap counts.
+ */
+export function serviceDay(local: Date, lastOffsetMs: number | null): string {
+  return new Date(local.getTime() + (lastOffsetMs ?? 0)).toISOString().slice(0, 10);
+}

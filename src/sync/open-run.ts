@@ -6,6 +6,8 @@ import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
+import { serviceDay } from '../plan/service-clock.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
 import { policyRows, type DueRule, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
@@ -52,8 +54,11 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     mode = await runMode(warehouse, config);
     await warehouse.startRun(runId, started, { mode, policy: policyRows(config) });
     await governor.startRun(runId);
-    const day = started.toISOString().slice(0, 10);
-    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day);
+    // The day cap counts the service's UTC day (the governor keys spend by its Date header):
+    // today on its clock as the last run saw it, and what the ledger spent on that day.
+    const [last] = await warehouse.query<{ ms: number | null }>(sqlFile('runs/last-clock.sql'));
+    const day = serviceDay(started, last?.ms ?? null);
+    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day, last?.ms ?? undefined);
   } catch (err) {
     await warehouse.close().catch(() => undefined);
     writer.release();

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, oneLine } from '../../errors.ts';
 import { formatPlan } from '../../plan/format.ts';
 import { buildPlan, type QuotaSnapshot } from '../../plan/plan.ts';
+import { serviceClock, serviceDay } from '../../plan/service-clock.ts';
 import { emptySyncState } from '../../warehouse/state-types.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
@@ -38,7 +39,8 @@ export async function run(input: CommandInput): Promise<number> {
       try {
         state = await wh.syncState();
         quota = await lastSeenQuota(wh);
-        centsToday = await spentToday(wh, now);
+        // The day cap's day is the service's, as the last run saw its clock.
+        centsToday = await spentToday(wh, serviceDay(now, serviceClock(state.clocks).lastOffsetMs));
       } finally {
         await wh.close();
       }
@@ -76,6 +78,6 @@ async function lastSeenQuota(wh: ReadOnlyWarehouse): Promise<QuotaSnapshot | nul
   return { remaining: Number(row.remaining), limit: null, resetAt };
 }
 
-async function spentToday(wh: ReadOnlyWarehouse, now: Date): Promise<number> {
-  return (await wh.spendOnDay(now.toISOString().slice(0, 10))).cents;
+async function spentToday(wh: ReadOnlyWarehouse, day: string): Promise<number> {
+  return (await wh.spendOnDay(day)).cents;
 }
