@@ -102,6 +102,8 @@ export function isFragsyncError(err: unknown): err is FragsyncError {
 
 /** One line for a human: the message, without a stack, never a secret. */
 export function oneLine(err: unknown): string {
+  // A config error's message is the user's ("config: …"), the same wherever it is printed.
+  if (err instanceof ConfigError) return err.message;
   if (err instanceof FragsyncError) return `${err.code}: ${err.message}`;
   if (err instanceof Error) return err.message.split('\n')[0] ?? err.name;
   return String(err);

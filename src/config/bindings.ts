@@ -197,6 +197,11 @@ export function convert(binding: Binding, raw: string | boolean, where: string):
       if (typeof raw === 'string') {
         const lower = raw.toLowerCase();
         value = TRUE.has(lower) ? true : FALSE.has(lower) ? false : raw;
+        // Named as the user set it: FRAGSYNC_NO_WAIT=maybe is not about "quota.wait".
+        if (value === raw)
+          throw new ConfigError(
+            `config: ${where.replace(/^env /, '')} must be true or false (or 1/0, yes/no, on/off), not '${raw}'`,
+          );
       }
       return binding.kind === 'negatedBool' && typeof value === 'boolean' ? !value : value;
     }
