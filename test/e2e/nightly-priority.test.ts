@@ -139,7 +139,11 @@ describe.each(drivers)('capped nightly order, $name', ({ redis }) => {
       if (redis) {
         expect(Math.abs(order.length - named.length)).toBeLessThanOrEqual(1);
         const at = new Map(named.map((id, i) => [id, i]));
-        expect(order.filter((id, i) => Math.abs((at.get(id) ?? Infinity) - i) > 2)).toEqual([]);
+        expect(order.filter((id, i) => at.has(id) && Math.abs(at.get(id)! - i) > 2)).toEqual([]);
+        // The item after the cut, which plan did not name (the CI run saw one): among the last.
+        const beyond = order.filter((id) => !at.has(id));
+        expect(beyond.length).toBeLessThanOrEqual(1);
+        for (const id of beyond) expect(order.indexOf(id)).toBeGreaterThanOrEqual(order.length - 3);
       } else expect(order).toEqual(named);
       // Charted first, every one of them, then some (not all) of the rest.
       const hotCount = order.findIndex((id) => !charted.has(id));
