@@ -115,7 +115,9 @@ describe('governed sync: worker processes on one Redis', () => {
       });
       expect(summary.status).toBe('budget_exhausted');
       await Promise.all(workers.map((w) => w.stop()));
-      expect(workers.map(attemptsOf).every((n) => n > 0)).toBe(true);
+      // Another process spent under the same cap (BullMQ hands a job to whichever worker asks
+      // first, so not necessarily both: the CI run saw a worker with none in a capped run).
+      expect(workers.map(attemptsOf).some((n) => n > 0)).toBe(true);
       // What the service billed, counted at the service: never past the run's cap.
       expect(sim.ledger().cents).toBeLessThanOrEqual(maxCents);
       expect(sim.ledger().cents).toBeGreaterThan(maxCents / 2);
