@@ -7,6 +7,9 @@ import { configOf, type CommandInput } from '../spec.ts';
 /** Basic auth credentials: environment only (never a flag, never a config file, never logged). */
 export const AUTH_ENV = { user: 'FRAGSYNC_DASHBOARD_USER', password: 'FRAGSYNC_DASHBOARD_PASSWORD' } as const;
 
+/** Hosts only this machine can reach. */
+const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/;
+
 function authFromEnv(env: NodeJS.ProcessEnv): { user: string; password: string } | null {
   const user = env[AUTH_ENV.user];
   const password = env[AUTH_ENV.password];
@@ -45,6 +48,11 @@ export async function run(input: CommandInput): Promise<number> {
       );
     throw err;
   }
+  // Reachable from other machines with no password: said once, before the address.
+  if (!auth && !LOOPBACK.test(String(input.opts.host)))
+    console.error(
+      `fragsync dashboard: warning: listening on ${String(input.opts.host)} with no basic auth: anyone who can reach the port sees the queues and can act on jobs (set ${AUTH_ENV.user} and ${AUTH_ENV.password})`,
+    );
   console.log(
     `dashboard on ${dashboard.url}/ (queues: ${dashboard.url}${BOARD_PATH}${auth ? '; basic auth on' : ''})`,
   );

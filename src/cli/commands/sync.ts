@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
@@ -63,6 +64,11 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
     if (json) process.stdout.write(`${summaryJson(summary)}\n`);
     // Nothing was answered: the summary table would only be zeros.
     if (!json && !(summary.status === 'failed' && summary.calls === 0)) console.log(formatSummary(summary));
+    // A completed run exported (sync/finish.ts): say where, and how many files (on stderr
+    // beside the other notes, so --json's stdout stays one object).
+    const parquet = config.export.parquetDir;
+    if (parquet && summary.status === 'completed')
+      console.error(`fragsync sync: exported ${parquetFiles(parquet)} Parquet files to ${parquet}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
     // A failed run's failed jobs are quarantined too: its own line says what matters.
     if (quarantined > 0 && summary.status !== 'failed')
@@ -100,4 +106,9 @@ function endLine(s: SyncSummary): string | null {
   if (s.status === 'quota_exhausted')
     return `stopped: the daily quota is down to the reserve and --no-wait was given; it resets at ${s.pausedUntil?.toISOString() ?? 'an unknown time'}, run again then to continue`;
   return null;
+}
+
+/** The tables' files in an export folder (it holds nothing else: warehouse/export.ts). */
+function parquetFiles(dir: string): number {
+  return readdirSync(dir).filter((f) => f.endsWith('.parquet')).length;
 }
