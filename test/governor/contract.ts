@@ -183,6 +183,20 @@ export function governorContract(name: string, make: GovernorFactory): void {
       expect((await gov.status()).centsToday).toBe(40);
     });
 
+    it('a seeded clock offset stands for the service clock until a response tells one', async () => {
+      const { gov, clock } = await setup(testLimits({ maxCentsPerDay: 100 }));
+      // The last run saw the service a day ahead: its day is the 16th, on which 99 cents went.
+      await gov.seedSpend(99, '2030-01-16', 86_400_000);
+      expect(await gov.status()).toMatchObject({ clockOffsetMs: 86_400_000, centsToday: 99 });
+      expect(await gov.admit('getSimilar')).toMatchObject({ ok: false, reason: 'day_budget' });
+      // A response shows the service at this machine's time after all: its day is the 15th.
+      await gov.settle(await admitOk(gov), outcome(200, { serverDateMs: clock.now() }));
+      expect(await gov.status()).toMatchObject({ clockOffsetMs: 0, centsToday: 1 });
+      // A seed never overrides an offset a response told.
+      await gov.seedSpend(0, '2030-01-15', 86_400_000);
+      expect((await gov.status()).clockOffsetMs).toBe(0);
+    });
+
     it('names the UTC day correctly across month, leap-day and year boundaries', async () => {
       const { gov, clock } = await setup();
       for (const day of ['2028-02-29', '2030-12-31', '2031-01-01', '2100-03-01', '2030-03-01']) {
