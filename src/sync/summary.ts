@@ -44,8 +44,13 @@ export interface SyncSummary {
   changes: RunChanges | null;
   /** The cheapest possible full sync of the mirrored catalogue (docs/cost-model.md). */
   minimum: Cost;
-  /** cents / minimum.cents, on full runs only: against an incremental run it means nothing. */
+  /**
+   * cents / minimum.cents, only for a full run that completed and began its cycle (read the
+   * whole catalogue itself): against part of the work it would read as a bargain.
+   */
   costRatio: number | null;
+  /** Full runs before this one in its cycle that read something (0: this run began it). */
+  earlierCycleRuns: number;
   /** Incremental runs: cents per item (fragrance, brand, ...) this run added, changed or removed. */
   centsPerChangedItem: number | null;
   pausedUntil: Date | null;
@@ -123,6 +128,9 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   const cents = sum((e) => e.cents);
   const mode = input.mode ?? 'full';
   const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
+  const [before] = await wh.query<{ n: number }>(sqlFile('runs/cycle-before.sql'), [input.runId]);
+  const earlierCycleRuns = mode === 'full' ? Number(before?.n ?? 0) : 0;
+  const whole = mode === 'full' && input.status === 'completed' && earlierCycleRuns === 0;
   return {
     runId: input.runId,
     mode,
@@ -137,10 +145,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     rows,
     changes,
     minimum,
-    // A run that stopped early (cap, quota, Ctrl-C) did part of the work: its cents over the
-    // whole minimum (0.008 after a Ctrl-C) would read as a bargain; it shows what is owed instead.
-    costRatio:
-      mode === 'full' && input.status === 'completed' && minimum.cents > 0 ? cents / minimum.cents : null,
+    // A run that stopped early (cap, quota, Ctrl-C) or finished a cycle others began did part
+    // of the work: its cents over the whole minimum would read as a bargain.
+    costRatio: whole && minimum.cents > 0 ? cents / minimum.cents : null,
+    earlierCycleRuns,
     centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
     failures: {
@@ -223,16 +231,7 @@ export function formatSummary(s: SyncSummary): string {
       `still owed: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)} ${what}; \`fragsync plan\` lists them per endpoint`,
     );
   }
-  if (s.mode === 'full')
-    lines.push(
-      `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}` +
-        (s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''),
-    );
-  else {
-    const items = s.changes ? Object.values(s.changes.items).reduce((a, b) => a + b, 0) : 0;
-    const per = s.centsPerChangedItem === null ? '' : `   ${s.centsPerChangedItem.toFixed(2)} cents per item`;
-    lines.push(`incremental run: ${items} items new, changed or removed${per}`);
-  }
+  lines.push(costLine(s, dollars));
   if (s.byEndpoint.length > 0) {
     const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
     const cols = (...v: (string | number)[]) => v.map((x) => String(x).padStart(9)).join('  ');
@@ -287,4 +286,23 @@ function countLines(counts: EndpointCount[], label: string, note: string): strin
     `${label}: ${total} (${note})`,
     ...counts.map((c) => `  ${c.endpoint.padEnd(w)}  ${String(c.count).padStart(6)}  e.g. ${c.example}`),
   ];
+}
+
+/**
+ * Against the cheapest full sync only when the run read the whole catalogue itself (a full
+ * run that began its cycle and completed); else what the run did. The minimum of a catalogue
+ * mirrored in part would be too low, so a full run that did not finish names none.
+ */
+function costLine(s: SyncSummary, dollars: (c: number) => string): string {
+  const items = s.changes ? Object.values(s.changes.items).reduce((a, b) => a + b, 0) : 0;
+  const cheapest = `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}`;
+  if (s.mode === 'incremental') {
+    const per = s.centsPerChangedItem === null ? '' : `   ${s.centsPerChangedItem.toFixed(2)} cents per item`;
+    return `incremental run: ${items} items new, changed or removed${per}`;
+  }
+  if (s.status !== 'completed')
+    return `full sync not finished: this run read ${items} items new, changed or removed; no cost ratio until a run reads the whole catalogue`;
+  if (s.earlierCycleRuns > 0)
+    return `full cycle finished by this run, begun by ${s.earlierCycleRuns} earlier run(s): no cost ratio for this run alone (${cheapest})`;
+  return `${cheapest}${s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''}`;
 }
