@@ -36,12 +36,19 @@ export function runHistorySql(opts: {
   extra: readonly string[];
   exitCase?: string;
 }): string {
-  const more = opts.extra.map((c) => `, "${c.replace(/"/g, '""')}"`).join('');
+  const more = opts.extra.map((c) => `, sync_runs."${c.replace(/"/g, '""')}"`).join('');
   const exit = opts.exitCase ? `, ${opts.exitCase} AS exit_code` : '';
+  // What the run set out to do (sync_run_modes; runs of older versions were all full),
+  // unless a newer sync_runs keeps it itself.
+  const own = opts.extra.includes('mode');
+  const mode = own ? '' : ", coalesce(m.mode, 'full') AS mode";
+  // Rounded to the second, as the sync's summary rounds its seconds (not cut: 7.9 s is 00:00:08).
+  const duration = `to_seconds(round(epoch(coalesce(finished_at, now()) - started_at)))`;
   return `SELECT run_id,
   strftime(started_at, '%Y-%m-%d %H:%M:%S') AS started_utc,
   strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS ended_utc,
-  CAST(date_trunc('second', coalesce(finished_at, now()) - started_at) AS VARCHAR) AS duration,
+  CAST(${duration} AS VARCHAR) AS duration${mode},
   status AS cause${exit}, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cents${more}
-FROM sync_runs ORDER BY started_at DESC, run_id DESC${opts.limit === null ? '' : ` LIMIT ${opts.limit}`}`;
+FROM sync_runs${own ? '' : ' LEFT JOIN sync_run_modes m USING (run_id)'}
+ORDER BY started_at DESC, run_id DESC${opts.limit === null ? '' : ` LIMIT ${opts.limit}`}`;
 }

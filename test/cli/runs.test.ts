@@ -28,8 +28,9 @@ beforeAll(async () => {
   const wh = await Warehouse.open(db);
   await wh.startRun('run-a', new Date('2026-01-01T02:00:00Z'));
   await ledger(wh, 'run-a', 3, 5, '2026-01-01T02:00:10Z');
-  await wh.finishRun('run-a', 'completed', new Date('2026-01-01T02:05:30Z'));
-  await wh.startRun('run-b', new Date('2026-01-02T02:00:00Z'));
+  // 5 min 30.6 s: rounded to 00:05:31, as the summary rounds (it was cut to 00:05:30).
+  await wh.finishRun('run-a', 'completed', new Date('2026-01-01T02:05:30.600Z'));
+  await wh.startRun('run-b', new Date('2026-01-02T02:00:00Z'), { mode: 'nightly', policy: [] });
   await ledger(wh, 'run-b', 2, 25, '2026-01-02T02:00:10Z');
   await wh.finishRun('run-b', 'quota_exhausted', new Date('2026-01-02T03:00:00Z'));
   await wh.startRun('run-c', new Date('2026-01-03T02:00:00Z'));
@@ -51,6 +52,7 @@ describe('fragsync runs', () => {
         started_utc: '2026-01-03 02:00:00',
         ended_utc: null,
         duration: '(running)',
+        mode: 'full',
         cause: 'running',
         exit_code: null,
         calls: 4,
@@ -61,6 +63,7 @@ describe('fragsync runs', () => {
         started_utc: '2026-01-02 02:00:00',
         ended_utc: '2026-01-02 03:00:00',
         duration: '01:00:00',
+        mode: 'nightly',
         cause: 'quota_exhausted',
         exit_code: EXIT.quotaExhausted,
         calls: 2,
@@ -70,7 +73,8 @@ describe('fragsync runs', () => {
         run_id: 'run-a',
         started_utc: '2026-01-01 02:00:00',
         ended_utc: '2026-01-01 02:05:30',
-        duration: '00:05:30',
+        duration: '00:05:31',
+        mode: 'full',
         cause: 'completed',
         exit_code: EXIT.ok,
         calls: 3,
@@ -84,16 +88,16 @@ describe('fragsync runs', () => {
     expect(r.code).toBe(EXIT.ok);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[1]).toMatch(
-      /│\s+run_id\s+│\s+started_utc\s+│\s+ended_utc\s+│\s+duration\s+│\s+cause\s+│\s+exit_code\s+│\s+calls\s+│\s+cents\s+│/,
+      /│\s+run_id\s+│\s+started_utc\s+│\s+ended_utc\s+│\s+duration\s+│\s+mode\s+│\s+cause\s+│\s+exit_code\s+│\s+calls\s+│\s+cents\s+│/,
     );
     expect(lines.filter((l) => /│ run-[abc] /.test(l)).map((l) => /run-[abc]/.exec(l)![0])).toEqual([
       'run-c',
       'run-b',
     ]);
     expect(r.stdout).toMatch(
-      /│ run-b +│ 2026-01-02 02:00:00 │ 2026-01-02 03:00:00 │ 01:00:00 +│ quota_exhausted │ +5 │ +2 │ +50 │/,
+      /│ run-b +│ 2026-01-02 02:00:00 │ 2026-01-02 03:00:00 │ 01:00:00 +│ nightly │ quota_exhausted │ +5 │ +2 │ +50 │/,
     );
-    expect(r.stdout).toContain('2 rows  8 columns');
+    expect(r.stdout).toContain('2 rows  9 columns');
   });
 
   it('shows the per-run columns a newer warehouse keeps (mode, rows added/changed/removed)', async () => {
