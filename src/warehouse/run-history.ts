@@ -19,6 +19,14 @@ const fromLedger = (agg: string, column: string) =>
 export const RUN_CALLS_SQL = fromLedger('count(*)', 'calls');
 export const RUN_CENTS_SQL = fromLedger('coalesce(sum(a.cost_cents), 0)', 'cost_cents');
 
+/**
+ * A run whose process died (kill -9, a double Ctrl-C) is closed as interrupted by the next
+ * sync, with that sync's start as its end (sync/open-run.ts passes both the same instant): when
+ * it really ended is unknown, and it is shown so rather than as a run that lasted until then.
+ */
+const FOUND_DEAD = `(sync_runs.status = 'interrupted' AND EXISTS (SELECT 1 FROM sync_runs n
+    WHERE n.started_at = sync_runs.finished_at AND n.run_id <> sync_runs.run_id))`;
+
 /** sync_runs's columns beyond the contract's, in table order. */
 export async function extraRunColumns(wh: Pick<WarehouseHandle, 'query'>): Promise<string[]> {
   const rows = await wh.query<{ name: string }>(
@@ -46,8 +54,9 @@ export function runHistorySql(opts: {
   const duration = `to_seconds(round(epoch(coalesce(finished_at, now()) - started_at)))`;
   return `SELECT run_id,
   strftime(started_at, '%Y-%m-%d %H:%M:%S') AS started_utc,
-  strftime(finished_at, '%Y-%m-%d %H:%M:%S') AS ended_utc,
-  CAST(${duration} AS VARCHAR) AS duration${mode},
+  CASE WHEN ${FOUND_DEAD} THEN 'unknown: found dead ' || strftime(finished_at, '%Y-%m-%d %H:%M:%S')
+    ELSE strftime(finished_at, '%Y-%m-%d %H:%M:%S') END AS ended_utc,
+  CASE WHEN ${FOUND_DEAD} THEN NULL ELSE CAST(${duration} AS VARCHAR) END AS duration${mode},
   status AS cause${exit}, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cents${more}
 FROM sync_runs${own ? '' : ' LEFT JOIN sync_run_modes m USING (run_id)'}
 ORDER BY started_at DESC, run_id DESC${opts.limit === null ? '' : ` LIMIT ${opts.limit}`}`;

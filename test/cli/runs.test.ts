@@ -118,6 +118,26 @@ describe('fragsync runs', () => {
     });
   });
 
+  it('a run whose process died is shown as ended at an unknown time, found dead by the next sync', async () => {
+    const dead = join(dir.path, 'dead.duckdb');
+    const wh = await Warehouse.open(dead);
+    await wh.startRun('run-killed', new Date('2026-03-01T02:00:00Z'));
+    // What the next sync's open stage does (sync/open-run.ts): close it at its own start.
+    const next = new Date('2026-03-02T02:00:00Z');
+    await wh.finishRun('run-killed', 'interrupted', next);
+    await wh.startRun('run-next', next);
+    await wh.finishRun('run-next', 'interrupted', new Date('2026-03-02T02:00:07.600Z'));
+    await wh.close();
+    const r = await fragsync(['runs', '--db', dead, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(rows.map((x) => [x.run_id, x.ended_utc, x.duration, x.cause])).toEqual([
+      // A Ctrl-C'd run that finished itself keeps its end.
+      ['run-next', '2026-03-02 02:00:07', '00:00:08', 'interrupted'],
+      ['run-killed', 'unknown: found dead 2026-03-02 02:00:00', null, 'interrupted'],
+    ]);
+  });
+
   it('no warehouse is one line, exit 2', async () => {
     const r = await fragsync(['runs', '--db', join(dir.path, 'none.duckdb')]);
     expect(r.code).toBe(EXIT.badInput);
