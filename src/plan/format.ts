@@ -20,7 +20,7 @@ export function formatPlan(plan: Plan): string {
     const e = ENDPOINTS[name];
     rows.push([`${e.method.padEnd(4)} ${e.template}`, String(line.calls), String(line.cents)]);
   }
-  const totalLabel = plan.kind === 'lowerBound' ? 'total (at least)' : 'total';
+  const totalLabel = plan.atLeast ? 'total (at least)' : 'total';
   rows.push([totalLabel, String(plan.cost.calls), String(plan.cost.cents)]);
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
@@ -40,8 +40,14 @@ export function formatPlan(plan: Plan): string {
       '  the rest depends on what those pages announce.',
     );
   }
+  if (plan.unknownReviewTotals > 0) {
+    out.push(
+      `  at least: ${plan.unknownReviewTotals} fragrances' review totals are not known yet; one review page each`,
+      '  is counted, the pages beyond the first are unknown until read.',
+    );
+  }
   out.push('', ...table, '');
-  out.push(`quota units: ${plan.cost.quotaUnits}${plan.kind === 'lowerBound' ? ' (at least)' : ''}`);
+  out.push(`quota units: ${plan.cost.quotaUnits}${plan.atLeast ? ' (at least)' : ''}`);
   out.push(`per fragrance (<= 50 reviews): ${describe(plan.perFragrance)}`);
   if (plan.undiscoveredFragrances > 0) {
     out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);

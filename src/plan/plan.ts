@@ -46,6 +46,13 @@ export interface Plan {
   /** Walks (and entities) whose size is unknown: counted at their first page. */
   unknownSizes: string[];
   undiscoveredFragrances: number;
+  /**
+   * Fragrances whose review total no run has read: one review page each is counted, the pages
+   * beyond it are unknown until read. Above 0 the totals are only a lower bound (atLeast).
+   */
+  unknownReviewTotals: number;
+  /** The totals are a lower bound: unknown walk sizes (lowerBound) or unknown review totals. */
+  atLeast: boolean;
   quota: PlanQuota | null;
   fits: { quota: Fit; runBudget: Fit; dayBudget: Fit };
   budget: { maxCentsPerRun: number | null; maxCentsPerDay: number | null; centsToday: number };
@@ -100,7 +107,7 @@ export function buildPlan(
         : state.cycleStart !== null
           ? 'openCycle'
           : 'fullCycle';
-  const lowerBound = kind === 'lowerBound';
+  const lowerBound = kind === 'lowerBound' || owed.unknownReviewTotals > 0;
   const planQuota = quota === null ? null : quotaView(quota, config, now);
   const centsToday = options.centsToday ?? 0;
   const { maxCentsPerRun, maxCentsPerDay } = config.budget;
@@ -113,6 +120,8 @@ export function buildPlan(
     perFragrance: perFragranceCost(config.datasets),
     unknownSizes,
     undiscoveredFragrances: owed.undiscoveredFragrances,
+    unknownReviewTotals: owed.unknownReviewTotals,
+    atLeast: lowerBound,
     quota: planQuota,
     fits: {
       quota: fit(cost.quotaUnits, planQuota?.availableCalls ?? null, lowerBound, 'unknown'),

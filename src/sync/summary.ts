@@ -65,8 +65,8 @@ export interface SyncSummary {
   owedJobs: { waiting: number; active: number; delayed: number };
   /**
    * What the rest of the open cycle would cost (cost model, from the warehouse after this
-   * run); null when the run completed. lowerBound: some walk sizes are still unknown, so
-   * only their first pages are counted.
+   * run); null when the run completed. lowerBound: some walk sizes or review totals are still
+   * unknown, so only their first pages are counted.
    */
   owed: { calls: number; cents: number; lowerBound: boolean } | null;
   /**
@@ -122,7 +122,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   if (input.status !== 'completed') {
     // What `fragsync plan` says next, by the same call (the service's clock as this run saw it).
     const plan = buildPlan(await wh.syncState(), input.config, null);
-    owed = { calls: plan.cost.calls, cents: plan.cost.cents, lowerBound: plan.kind === 'lowerBound' };
+    owed = { calls: plan.cost.calls, cents: plan.cost.cents, lowerBound: plan.atLeast };
   }
   const calls = sum((e) => e.calls);
   const cents = sum((e) => e.cents);

@@ -49,7 +49,7 @@ describe('fragsync demo', () => {
     expect(stderr).toContain('fragsync demo: stopping');
     const run = /^run (\S+): interrupted in /m.exec(stdout);
     expect(run, stdout).not.toBeNull();
-    expect(stdout).toMatch(/^still owed: \d+ calls/m);
+    expect(stdout).toMatch(/^still owed: (at least )?\d+ calls/m);
     const calls = Number(/^calls: (\d+) /m.exec(stdout)![1]);
     // What the summary says is what the warehouse holds: the run closed as interrupted.
     const db = join(dir.path, 'fragsync.duckdb');

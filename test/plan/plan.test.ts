@@ -67,6 +67,13 @@ function afterCompletedRun(): SyncState {
   return s;
 }
 
+/** The same with every fragrance seen (the list announces 120): every review total is known. */
+function allTotalsKnown(): SyncState {
+  const s = afterCompletedRun();
+  s.walks = s.walks.map((w) => (w.walk.startsWith('fragrances@') ? { ...w, total: 120 } : w));
+  return s;
+}
+
 const callsOf = (plan: ReturnType<typeof buildPlan>) =>
   Object.fromEntries(Object.entries(plan.cost.byEndpoint).map(([k, v]) => [k, v.calls]));
 
@@ -162,7 +169,7 @@ describe('buildPlan', () => {
   });
 
   it('checks the plan against quota minus reserve and the cent caps', () => {
-    const state = afterCompletedRun();
+    const state = allTotalsKnown();
     const total = buildPlan(state, config(), null, { now: NOW }).cost;
     const resetAt = new Date('2024-05-03T00:00:00.000Z');
     const tight = buildPlan(
@@ -187,9 +194,30 @@ describe('buildPlan', () => {
     expect(text).toContain('day budget: DOES NOT FIT');
   });
 
+  it('says "at least", and why, where review totals are unknown: pages beyond the first are not counted', () => {
+    // 10 fragrances announced by the list walk and never read: one review page each.
+    const plan = buildPlan(afterCompletedRun(), config({ full: true }), null, { now: NOW });
+    expect(plan.kind).toBe('fullCycle');
+    expect([plan.unknownReviewTotals, plan.atLeast]).toEqual([10, true]);
+    const text = formatPlan(plan);
+    expect(text).toMatch(new RegExp(`total \\(at least\\)\\s+${plan.cost.calls}\\s+${plan.cost.cents}`));
+    expect(text).toContain(`quota units: ${plan.cost.quotaUnits} (at least)`);
+    expect(text).toContain("10 fragrances' review totals are not known yet");
+    expect(text).toContain('the pages beyond the first are unknown until read');
+    // A lower bound that fits a cap proves nothing.
+    const capped = buildPlan(afterCompletedRun(), config({ full: true, 'max-cents': '100000' }), null, {
+      now: NOW,
+    });
+    expect(capped.fits.runBudget).toBe('unknown');
+    // Every total known: an exact figure, said plainly.
+    const known = buildPlan(allTotalsKnown(), config({ full: true }), null, { now: NOW });
+    expect([known.unknownReviewTotals, known.atLeast]).toEqual([0, false]);
+    expect(formatPlan(known)).not.toContain('at least');
+  });
+
   it('treats a remaining count from before the reset as the full limit', () => {
     const plan = buildPlan(
-      afterCompletedRun(),
+      allTotalsKnown(),
       config(),
       { remaining: 3, limit: 5000, resetAt: new Date(NOW.getTime() - 1000) },
       { now: NOW },
