@@ -1,3 +1,4 @@
+import { sqlFile } from './sql-files.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
@@ -14,13 +15,19 @@ export async function warehouseStatus(
   now = new Date(),
 ): Promise<[string, string][]> {
   const out: [string, string][] = [];
-  const spend = await wh.spendOnDay(now.toISOString().slice(0, 10));
+  // The day the per-day cap counts: the service's, as the last run saw its clock.
+  const [clock] = await wh.query<{ ms: number | null }>(sqlFile('runs/last-clock.sql'));
+  const day = new Date(now.getTime() + (clock?.ms ?? 0)).toISOString().slice(0, 10);
+  const spend = await wh.spendOnDay(day);
   const [last] = await wh.query<{ at: string; remaining: number | null }>(
     `SELECT CAST("at" AS VARCHAR) AS "at", quota_remaining AS remaining
      FROM api_calls ORDER BY "at" DESC LIMIT 1`,
   );
   const run = await latestRun(wh);
-  out.push(['warehouse', dbPath], ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls`]);
+  out.push(
+    ['warehouse', dbPath],
+    ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls (the service's day ${day})`],
+  );
   if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
   if (run)
     out.push([

@@ -37,7 +37,10 @@ describe('fragsync status', () => {
     const calls = sim.ledger().calls;
     const cents = sim.ledger().cents;
     expect(r.stdout).toMatch(
-      new RegExp(`^ledger: cents today \\(UTC\\)\\s+${cents} in ${calls} calls$`, 'm'),
+      new RegExp(
+        `^ledger: cents today \\(UTC\\)\\s+${cents} in ${calls} calls \\(the service's day \\d{4}-\\d\\d-\\d\\d\\)$`,
+        'm',
+      ),
     );
     expect(r.stdout).toMatch(/^last seen quota remaining\s+\d+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/m);
     expect(r.stdout).toMatch(
@@ -63,6 +66,32 @@ describe('fragsync status', () => {
     }
     return path;
   }
+
+  it("counts today's spend on the service's day, as the day cap does: after advance-day, the nightly's cents only", async () => {
+    const ahead = await startSimulator({ fragrances: 12, seed: 3 });
+    const aheadDb = join(dir.path, 'ahead.duckdb');
+    const sync = () =>
+      fragsync(['sync', '--base-url', ahead.url, '--db', aheadDb], { FRAGSYNC_API_KEY: 'sim-key' });
+    try {
+      expect((await sync()).code).toBe(EXIT.ok);
+      const full = ahead.ledger().cents;
+      const res = await fetch(`${ahead.url}/_sim/advance-day`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(200);
+      expect((await sync()).code).toBe(EXIT.ok);
+      const nightly = ahead.ledger().cents - full;
+      const day = ahead.now().toISOString().slice(0, 10);
+      const r = await fragsync(['status', '--db', aheadDb]);
+      // Before, this machine's day: the full sync of the service's day before as well.
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `^ledger: cents today \\(UTC\\)\\s+${nightly} in \\d+ calls \\(the service's day ${day}\\)$`,
+          'm',
+        ),
+      );
+    } finally {
+      await ahead.close();
+    }
+  }, 60_000);
 
   it('a run still going (paused for quota, say) shows the calls and cents its ledger holds so far', async () => {
     const running = await withRunningRow('running', 'run-live');
