@@ -145,7 +145,7 @@ export const BINDINGS: Binding[] = [
     env: ['FRAGSYNC_FULL'],
     paths: [['full']],
     kind: 'bool',
-    help: 'fetch everything again, as the first sync does (default: the nightly, what changed or is due)',
+    help: 'fetch everything again, every review page too, as the first sync does (default: the nightly, what changed or is due)',
   },
   {
     flag: 'parquet',
