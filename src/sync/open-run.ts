@@ -46,6 +46,8 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     for (const r of await warehouse.query<{ run_id: string }>(
       "SELECT run_id FROM sync_runs WHERE status = 'running'",
     )) {
+      // At this run's own start, the same instant: `fragsync runs` knows a run found dead by
+      // that equality (warehouse/run-history.ts) and says its end is unknown.
       await warehouse.finishRun(r.run_id, 'interrupted', started);
     }
     // Before this run writes anything (a killed run's journal was replayed above: its rows
