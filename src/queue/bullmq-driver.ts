@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
-import { cancelPrevious, jobsInHand, RunLease } from './lease.ts';
+import { cancelPrevious, earlierReports, jobsInHand, RunLease } from './lease.ts';
 import { Receipts } from './receipts.ts';
 import { RedisLossNotice } from './redis-loss.ts';
 import type { Backlog, JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -64,7 +64,7 @@ export class BullmqDriver implements QueueDriver {
       settle(): Promise<void>;
       close(): Promise<void>;
     } | null,
-    private readonly run: { lease: RunLease; notice: RedisLossNotice },
+    private readonly run: { lease: RunLease; notice: RedisLossNotice; earlier: number | null },
   ) {}
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
@@ -114,10 +114,10 @@ export class BullmqDriver implements QueueDriver {
           depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
         })
       : null;
-    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, {
-      lease,
-      notice,
-    });
+    // Taken over from a run that had not ended: when (see earlierReports).
+    const earlier = (previous ?? waitedFor) !== null ? Date.now() : null;
+    const run = { lease, notice, earlier };
+    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, run);
     created(driver);
     driver.watchPause();
     return driver;
@@ -205,6 +205,9 @@ export class BullmqDriver implements QueueDriver {
     await this.fetchWorker?.settle();
     await this.loadQueueEmpty(deadline);
   }
+
+  /** What an earlier run left in the load queue, handled first (lease.ts). */
+  readonly earlierReports = () => earlierReports(this.loadQueue, { ...this.opts, since: this.run.earlier });
 
   private async loadQueueEmpty(deadline: number): Promise<void> {
     while (Date.now() < deadline) {

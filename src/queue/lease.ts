@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Queue, Worker } from 'bullmq';
+import type { JobType, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Halt } from '../domain/calls.ts';
@@ -220,6 +220,43 @@ export async function cancelPrevious(
     },
     `previous run ${previous ?? '(unknown)'} did not end: its queue is cancelled (${left} jobs waiting dropped, ${c.active ?? 0} in hand aborted by its lapsed lease, ${reports} reports it was loading taken over); this run plans what they owed from the warehouse`,
   );
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** A load job's states until it is handled (a handled one is removed, or kept as failed). */
+const PENDING: JobType[] = ['waiting', 'prioritized', 'active', 'delayed'];
+
+/**
+ * Before a run submits anything, the load jobs are earlier runs' (their results, or ledger
+ * rows a spool reports): waits until each of them was handled (onOutcome), so that the run
+ * plans without what they fetched. Only those: the jobs they make owed are submitted
+ * meanwhile, and report too. `since`: when the run took the lease from a run that had not
+ * ended (null: none). Every live worker reads the lease within checkEvery and halts that
+ * run's jobs in hand; a halted job reports ledger rows only (fetch-worker.ts), so its
+ * results are all in the load queue by then. At most `boundMs` (a minute): a report that comes later
+ * is handled as before, its job perhaps bought again meanwhile.
+ */
+export async function earlierReports(
+  load: Queue,
+  opts: { since: number | null; leaseMs: number; boundMs?: number; log: Logger },
+): Promise<void> {
+  const deadline = Date.now() + (opts.boundMs ?? 60_000);
+  if (opts.since !== null) await sleep(opts.since + 2 * checkEvery(opts.leaseMs) - Date.now());
+  const earlier = new Set(await load.getRanges(PENDING));
+  while (earlier.size > 0) {
+    const pending = new Set(await load.getRanges(PENDING));
+    for (const id of earlier) if (!pending.has(id)) earlier.delete(id);
+    if (earlier.size === 0) return;
+    if (Date.now() > deadline) {
+      opts.log.info(
+        { reports: earlier.size },
+        'reports of an earlier run not loaded yet: the run plans without them',
+      );
+      return;
+    }
+    await sleep(50);
+  }
 }
 
 /**

@@ -92,6 +92,12 @@ export interface QueueDriver {
   backlog?(): Backlog;
   /** Deliver to onOutcome every ledger row still owed before the ledger closes (BullMQ: spools). */
   settle?(): Promise<void>;
+  /**
+   * Deliver to onOutcome what earlier runs left to report (BullMQ: a killed sync's results
+   * waiting in the load queue, and the reports of its jobs still in hand), within a bound;
+   * the run plans its jobs after it, so that it does not buy those results again.
+   */
+  earlierReports?(): Promise<void>;
   close(): Promise<void>;
 }
 

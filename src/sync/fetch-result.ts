@@ -1,6 +1,9 @@
 import type { JobResult } from '../../jobs/types.ts';
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { StopReason } from '../domain/run.ts';
+import type { QuarantineItem } from '../domain/items.ts';
+import type { JobOutcome } from '../queue/types.ts';
+import { failureKind } from './failure-kind.ts';
 
 /** What the fetch stage leaves for the finish stage to judge. */
 export interface FetchResult {
@@ -65,4 +68,27 @@ export function noteListing(listed: FetchResult['listed'], kind: string, result:
   const keys = new Set<string>();
   for (const item of result.items) if (item.kind === entity) keys.add(item.slug);
   listed[entity] = keys;
+}
+
+/**
+ * A job that failed for good, counted by what failed (failure-kind.ts); returns its
+ * quarantine record.
+ */
+export function countFailure(r: FetchResult, o: Extract<JobOutcome, { type: 'failed' }>): QuarantineItem {
+  const kind = failureKind(o.code, o.job.spec.kind);
+  if (kind === 'unreachable') {
+    r.transientFailures++;
+    if (r.firstFailure === null) [r.firstFailure, r.firstFailureCode] = [o.reason, o.code];
+  } else if (kind === 'internal') {
+    r.internalFailures++;
+    r.firstInternal ??= o.reason;
+  } else r.terminalFailures++;
+  return {
+    kind: 'quarantine',
+    endpoint: o.job.spec.kind,
+    key: o.job.id,
+    reason: `job failed: ${o.reason}`,
+    raw: o.job.spec.payload,
+    scope: 'job',
+  };
 }

@@ -12,9 +12,8 @@ import { SimilarSignals } from './similar-signals.ts';
 import { Gate, idleReason } from './gate.ts';
 import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
-import { failureKind } from './failure-kind.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
-import { emptyFetchResult, noteListing, type FetchResult } from './fetch-result.ts';
+import { countFailure, emptyFetchResult, noteListing, type FetchResult } from './fetch-result.ts';
 import { nightlyRule } from '../plan/freshness.ts';
 
 export { emptyFetchResult, type FetchResult } from './fetch-result.ts';
@@ -44,6 +43,13 @@ export class FetchStage {
   private governor: Governor | undefined;
   /** The service's clock minus this machine's, as this run's responses told the governor. */
   private clockOffsetMs = 0;
+  /**
+   * Outcomes are handled once fetch() has the driver: an earlier run's reports come in as soon
+   * as the BullMQ driver exists, and the jobs they make owed must reach it, not only the
+   * admission window.
+   */
+  private opened: () => void = () => undefined;
+  private readonly ready = new Promise<void>((resolve) => (this.opened = resolve));
 
   constructor(
     private readonly run: OpenRun,
@@ -113,7 +119,7 @@ export class FetchStage {
     interrupt?: AbortSignal,
   ): Promise<FetchResult> {
     this.driver = driver;
-    await this.signals.open();
+    await this.signals.open().finally(() => this.opened());
     const meter = this.client?.occupancy;
     meter?.start(() => idleReason(this.driver, this.gate));
     const ticker = setInterval(() => onTick?.(this.tick()), 1000);
@@ -127,6 +133,9 @@ export class FetchStage {
     try {
       if (interrupt?.aborted) this.result.interrupted = true;
       else {
+        // What an earlier run bought and never loaded (a killed sync's results in the load
+        // queue) is absorbed first: the first jobs leave out what it already fetched.
+        await driver.earlierReports?.();
         await this.pause.atStart();
         await this.submit([...this.gate.pass(this.frontier.initialJobs()), ...this.gate.ended(null)]);
         await driver.idle();
@@ -184,6 +193,7 @@ export class FetchStage {
   }
 
   private async onOutcome(o: JobOutcome): Promise<void> {
+    await this.ready;
     const r = this.result;
     try {
       await this.handle(o);
@@ -217,8 +227,8 @@ export class FetchStage {
       if (partial) this.load.add([...partial.items, ...o.calls], this.frontier.absorb(partial.progress).keep);
       else this.load.add(o.calls, []);
       if (o.type === 'failed') this.failed(o);
-      if (o.type === 'failed') await this.learnClock(o.job.spec);
-      if (o.type === 'failed') await this.submit(this.gate.ended(o.job.spec), o.job);
+      if (o.type === 'failed') await this.learnClock(o.job);
+      if (o.type === 'failed') await this.submit(this.ended(o.job), o.job);
       else if (o.type === 'stop' && !this.result.stop) {
         this.result.stop = { reason: o.reason, message: o.message };
         this.run.log.warn({ reason: o.reason }, o.message);
@@ -238,13 +248,22 @@ export class FetchStage {
     this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
     // What this job made owed passes the gate before the job counts as ended (see Gate).
     const next = this.gate.pass([...this.frontier.follow(o.result.follow), ...jobs, ...signalled]);
-    await this.learnClock(o.job.spec);
-    await this.submit([...next, ...this.gate.ended(o.job.spec)], o.job);
+    await this.learnClock(o.job);
+    await this.submit([...next, ...this.ended(o.job)], o.job);
+  }
+
+  /**
+   * A job of this run ended: the gate's next stage, when it opens. An earlier run's job was
+   * never let out by this gate: its end counts for nothing (before the first jobs, with none
+   * outstanding, it would open every stage at once).
+   */
+  private ended(job: QueuedJob): JobSpec[] {
+    return job.runId === this.run.runId ? this.gate.ended(job.spec) : [];
   }
 
   /** As the walks end (the only job in flight then), the offset their responses showed. */
-  private async learnClock(spec: JobSpec): Promise<void> {
-    if (this.governor && this.gate.closesWalks(spec))
+  private async learnClock(job: QueuedJob): Promise<void> {
+    if (this.governor && job.runId === this.run.runId && this.gate.closesWalks(job.spec))
       this.clockOffsetMs = (await this.governor.status()).clockOffsetMs;
   }
 
@@ -279,30 +298,9 @@ export class FetchStage {
   }
 
   private failed(o: Extract<JobOutcome, { type: 'failed' }>): void {
-    const r = this.result;
     this.jobsDone++;
     // Requests aborted because the key was refused are not failures of the items.
-    if (r.stop?.reason === 'unauthorized') return;
-    const kind = failureKind(o.code, o.job.spec.kind);
-    if (kind === 'unreachable') {
-      r.transientFailures++;
-      if (r.firstFailure === null) [r.firstFailure, r.firstFailureCode] = [o.reason, o.code];
-    } else if (kind === 'internal') {
-      r.internalFailures++;
-      r.firstInternal ??= o.reason;
-    } else r.terminalFailures++;
-    this.load.add(
-      [
-        {
-          kind: 'quarantine',
-          endpoint: o.job.spec.kind,
-          key: o.job.id,
-          reason: `job failed: ${o.reason}`,
-          raw: o.job.spec.payload,
-          scope: 'job',
-        },
-      ],
-      [],
-    );
+    if (this.result.stop?.reason === 'unauthorized') return;
+    this.load.add([countFailure(this.result, o)], []);
   }
 }

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
-import { FETCH_QUEUE } from '../../src/queue/fetch-worker.ts';
+import { FETCH_QUEUE, LOAD_QUEUE } from '../../src/queue/fetch-worker.ts';
+import type { JobOutcome } from '../../src/queue/types.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { expectLedgerWithin, expectMirror, governedFiles, TEST_JITTER_MS } from '../helpers/governed.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
@@ -17,7 +18,9 @@ import { cleanPrefix, startWorkers } from '../helpers/worker-process.ts';
  * hears no more than the requests in flight once a lease has passed), not its whole queue. The next sync cancels the dead run's queue and says so in one line, and ends
  * exact with api_calls equal to the service's ledger (what the workers fetched for the dead
  * run and spooled included), with job locks of the default length: reports the dead sync was
- * loading are taken over at once, not when their lock lapses.
+ * loading are taken over at once, not when their lock lapses. What the workers fetched for the
+ * dead run and left in the load queue is loaded before the next sync plans: it does not buy
+ * those profiles again.
  */
 
 const CATALOGUE = { fragrances: 600, seed: 1401 };
@@ -46,11 +49,12 @@ describe('run lease', () => {
     );
     const args = ['--config', config, '--concurrency', String(CONCURRENCY)];
     const workers = await startWorkers(2, redisUrl, prefix, args);
-    const sim = await startSimulator(CATALOGUE);
+    const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
     sim.setFaults({ latencyMs: LATENCY_MS });
     const dbPath = files.path('lease.duckdb');
     const opts = { config, concurrency: CONCURRENCY, redis: { url: redisUrl, prefix } };
     const fetchQueue = new Queue(FETCH_QUEUE, { connection: { url: redisUrl }, prefix });
+    const loadQueue = new Queue(LOAD_QUEUE, { connection: { url: redisUrl }, prefix });
     try {
       const proc = spawnSync(sim, dbPath, opts);
       // Well into the run, with many jobs queued (without the lease, the workers would go on
@@ -102,8 +106,25 @@ describe('run lease', () => {
       // And the lease is what stopped them: the queue held far more.
       expect(afterKill).toBeLessThan(QUEUED / 2);
 
+      // The dead run's results nobody loaded: the profiles among them are paid once.
+      const left = (await loadQueue.getJobs(['waiting', 'active', 'delayed'])).map(
+        (j) => j.data as JobOutcome,
+      );
+      const profiles = left.flatMap((o) =>
+        o.type === 'done' && o.job.spec.kind === 'fragranceProfile'
+          ? [`GET /v1/fragrances/${(o.job.spec.payload as { id: string }).id}`]
+          : [],
+      );
+      const paidBefore = sim.paidRequests();
+
       const next = await spawnSync(sim, dbPath, opts).exited;
       expect(next.code, next.output).toBe(EXIT.ok);
+      const paidAfter = sim.paidRequests();
+      const times = (paid: string[], r: string) => paid.filter((p) => p === r).length;
+      console.log(
+        `[lease] reports left in the load queue: ${left.length}, ${profiles.length} of them profiles`,
+      );
+      for (const r of profiles) expect(times(paidAfter, r), r).toBe(times(paidBefore, r));
       const cancelled = next.output.split('\n').filter((l) => l.includes('its queue is cancelled'));
       expect(cancelled).toHaveLength(1);
       await Promise.all(workers.map((w) => w.stop()));
@@ -113,6 +134,7 @@ describe('run lease', () => {
       await expectLedgerWithin(sim, dbPath, inFlight);
     } finally {
       await fetchQueue.close();
+      await loadQueue.close();
       await Promise.all(workers.map((w) => w.stop()));
       await sim.close();
       await cleanPrefix(redisUrl, prefix);
