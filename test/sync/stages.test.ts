@@ -118,8 +118,15 @@ class ScriptedDriver implements QueueDriver {
   readonly name = 'memory' as const;
   submitted: QueuedJob[] = [];
   stopped = false;
-  constructor(private readonly play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>) {}
+  constructor(
+    private readonly play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>,
+    /** What an earlier run left to report, played before the run plans (QueueDriver.earlierReports). */
+    private readonly earlier?: (ctx: DriverContext) => Promise<void>,
+  ) {}
   ctx: DriverContext | null = null;
+  async earlierReports() {
+    await this.earlier?.(this.ctx as DriverContext);
+  }
   async submit(jobs: QueuedJob[]) {
     this.submitted.push(...jobs);
   }
@@ -140,16 +147,20 @@ class ScriptedDriver implements QueueDriver {
 }
 
 describe('fetch', () => {
-  async function stage(play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>) {
+  async function stage(
+    play: (ctx: DriverContext, d: ScriptedDriver) => Promise<void>,
+    opts: { earlier?: (ctx: DriverContext) => Promise<void>; seed?: (w: Warehouse) => Promise<void> } = {},
+  ) {
     const db = `${dir.path}/f.duckdb`;
     const config = configFor(db);
     const warehouse = await Warehouse.open(db);
+    await opts.seed?.(warehouse);
     const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse, writer: null, mode: 'full' };
     await warehouse.startRun(run.runId, run.started);
     const frontier = await planRun(run, config);
     const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });
     const fetch = new FetchStage(run, config, frontier, load);
-    const driver = new ScriptedDriver(play);
+    const driver = new ScriptedDriver(play, opts.earlier);
     driver.ctx = fetch.driverContext({} as never);
     const result = await fetch.fetch(driver);
     await load.close();
@@ -245,6 +256,50 @@ describe('fetch', () => {
     });
     expect(result.listed.accord).toEqual(new Set(['new', 'kept']));
     expect(result.listed.chart).toEqual(new Set(['top']));
+    await warehouse.close();
+  });
+
+  it("absorbs an earlier run's reports before it plans: their results are not owed again, what they make owed is submitted", async () => {
+    // A fragrance an earlier run found; its profile, fetched by that run's worker, was left
+    // in the load queue when the run was killed.
+    const seed = async (w: Warehouse) => {
+      await w.startRun('old', new Date(Date.now() - 60_000));
+      await w.load({
+        runId: 'old',
+        items: [{ kind: 'fragranceSummary', id: 'a/b', name: 'AB', brand: 'A' }],
+        progress: [{ kind: 'discovered', entity: 'fragrance', key: 'a/b', source: 'list' }],
+      });
+    };
+    const profile: QueuedJob = {
+      id: 'prof',
+      runId: 'old',
+      spec: job('fragranceProfile', { id: 'a/b' }, PRIORITY.entity),
+    };
+    const earlier = async (ctx: DriverContext) => {
+      await ctx.onOutcome({
+        type: 'done',
+        job: profile,
+        result: {
+          items: [],
+          progress: [{ kind: 'fetched', entity: 'fragrance', key: 'a/b', dataset: 'profile' }],
+          follow: [],
+        },
+        calls: [{ ...call, endpoint: '/v1/fragrances/{id}', costCents: 1, quotaRemaining: 9 }],
+      });
+    };
+    // Without the earlier run's report, the plan owes the profile.
+    const before = await stage(async () => {}, { seed });
+    expect(before.driver.submitted.map((j) => j.spec.kind)).toContain('fragranceProfile');
+    await before.warehouse.close();
+    await dir.cleanup();
+    dir = await tempDir('fragsync-stages-');
+
+    const { driver, warehouse } = await stage(async () => {}, { seed, earlier });
+    const kinds = driver.submitted.map((j) => j.spec.kind);
+    expect(kinds).not.toContain('fragranceProfile');
+    // The datasets the profile opens reached the driver (not only the admission window).
+    expect(kinds).toContain('fragranceSimilar');
+    expect(driver.submitted.every((j) => j.runId === 'r1')).toBe(true);
     await warehouse.close();
   });
 });
