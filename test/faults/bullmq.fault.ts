@@ -169,11 +169,16 @@ describe('faults: BullMQ', () => {
       await expectMirror(sim, dbPath);
       await expectLedgerEqual(sim, dbPath);
       const dup = callsWithStatus(sim, 200) - clean.calls;
-      const bound = KILLS * repeatBound(sim, PROCESSES * JOBS);
-      // Calls after a kill are the dead run's own (in flight, then within one lease); the rest
-      // of the repeats were bought before a kill by jobs whose results died with the run.
+      // The done-when's bound: the requests on the wire at each kill plus the calls of one
+      // lease after it. The dead run's results left in the load queue are loaded before the
+      // next sync plans (lease.ts, earlierReports): what is bought again is the work of the
+      // jobs the lapsed lease halted and of the dead sync's own jobs in hand, their calls on
+      // the wire or within the lease, and the pages a multi-page one bought before the kill.
+      // Those pages are not within the two figures by design; they are a few against the
+      // lease's calls whose results are loaded (docs/benchmarks.md, Faults: 83-183 of 633-887).
+      const bound = sum.inLease + sum.wire;
       expectRepeats(
-        `sync kill x${KILLS} (lease ${LEASE_MS} ms): calls after each kill ${lines.join(', ')}; after all kills ${sum.after} (${sum.inLease} within one lease, ${sum.wire} requests on the wire, ≤ ${inFlight} each); paid calls repeated over all ${dup} (${paidByKind(paidAgain(clean.paid, sim.paidRequests()))}); jobs in flight at the kills ≤ ${KILLS * PROCESSES * JOBS} (their calls ≤ ${bound}); api_calls = ledger`,
+        `sync kill x${KILLS} (lease ${LEASE_MS} ms): calls after each kill ${lines.join(', ')}; after all kills ${sum.after} (${sum.inLease} within one lease, ${sum.wire} requests on the wire, ≤ ${inFlight} each); paid calls repeated over all ${dup} (${paidByKind(paidAgain(clean.paid, sim.paidRequests()))}) ≤ ${bound} (within one lease + on the wire); api_calls = ledger`,
         dup,
         bound,
       );
