@@ -50,6 +50,8 @@ export class FetchStage {
    */
   private opened: () => void = () => undefined;
   private readonly ready = new Promise<void>((resolve) => (this.opened = resolve));
+  /** What earlier runs' reports make owed, held until the first jobs go out (see fetch). */
+  private early: JobSpec[] | null = [];
 
   constructor(
     private readonly run: OpenRun,
@@ -135,9 +137,13 @@ export class FetchStage {
       else {
         // What an earlier run bought and never loaded (a killed sync's results in the load
         // queue) is absorbed first: the first jobs leave out what it already fetched.
+        // Their order is any: a walk page naming a fragrance may come before its profile.
         await driver.earlierReports?.();
+        const early = this.frontier.stillOwed(this.early ?? []);
+        this.early = null;
         await this.pause.atStart();
-        await this.submit([...this.gate.pass(this.frontier.initialJobs()), ...this.gate.ended(null)]);
+        const first = [...early, ...this.frontier.initialJobs()];
+        await this.submit([...this.gate.pass(first), ...this.gate.ended(null)]);
         await driver.idle();
       }
       if (!this.result.writeFailure) this.load.add([], this.signals.settle()); // guesses left: owed
@@ -246,8 +252,10 @@ export class FetchStage {
     const { jobs, keep } = this.frontier.absorb(o.result.progress);
     const signalled = await this.signals.owed(gone, o.result.items);
     this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);
+    const owed = [...this.frontier.follow(o.result.follow), ...jobs, ...signalled];
+    if (this.early) return void this.early.push(...owed);
     // What this job made owed passes the gate before the job counts as ended (see Gate).
-    const next = this.gate.pass([...this.frontier.follow(o.result.follow), ...jobs, ...signalled]);
+    const next = this.gate.pass(owed);
     await this.learnClock(o.job);
     await this.submit([...next, ...this.ended(o.job)], o.job);
   }

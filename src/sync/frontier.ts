@@ -11,7 +11,7 @@ import { itemKey, KeyBits, KeySets } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
 import { DueRanking } from './rank.ts';
 import { Resumes } from './resume.ts';
-import { owedJobs } from './owed-jobs.ts';
+import { owedJobs, stillOwed } from './owed-jobs.ts';
 
 const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
 
@@ -290,6 +290,11 @@ export class Frontier {
 
   private owedAt(entity: EntityKind, key: string): JobSpec[] {
     return owedJobs(entity, key, this, (ds) => !this.done.has(`${entity}|${ds}`, key));
+  }
+
+  /** Of `jobs` (owed earlier), those whose dataset was not fetched since (owed-jobs.ts). */
+  stillOwed(jobs: JobSpec[]): JobSpec[] {
+    return stillOwed(jobs, (entity, ds, key) => this.done.has(`${entity}|${ds}`, key));
   }
 
   /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
