@@ -42,8 +42,11 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
   // for nothing), a full sync once per cycle and again each new UTC day of its cycle.
   const today = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
   const cycleStart = state.cycleStart ?? now.toISOString();
-  const walksSince = rule.mode === 'nightly' ? now.toISOString() : today > cycleStart ? today : cycleStart;
-  const since = Date.parse(walksSince);
+  // A nightly's walks are all owed whatever their marks' times: `now` is judged on the
+  // service's clock, whose offset is known to a second (its Date header), so a walk that
+  // ended under a second before would count as done (plan then left out the walks' cents and
+  // named more profiles than the capped nightly could buy).
+  const since = rule.mode === 'nightly' ? Infinity : Date.parse(today > cycleStart ? today : cycleStart);
   const fresh = (iso: string | undefined): boolean => iso !== undefined && Date.parse(iso) >= since;
   const walks = new Map<string, WalkState>(state.walks.map((w) => [w.walk, w]));
   const counts: CallCounts = {};
