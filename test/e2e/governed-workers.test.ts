@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { describe, expect, inject, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -10,6 +11,7 @@ import {
   LogWatch,
   queryWarehouse,
   repeatBound,
+  TEST_JITTER_MS,
 } from '../helpers/governed.ts';
 import { losableRedis } from '../helpers/redis-server.ts';
 import { runTestSync } from '../helpers/sync.ts';
@@ -100,6 +102,15 @@ describe('governed sync: worker processes on one Redis', () => {
       startWorker(redisUrl, prefix, ['--config', files.config, '--concurrency', '4']),
     ]);
     const sim = await startSimulator({ fragrances: 40, seed: 41 });
+    // The sync's own worker takes one job at a time, and answers take 20 ms: the jobs go to
+    // the worker processes too (with the sync's at 8 jobs, a run of 150 cents could be done
+    // by it alone before they took one: the clean-clone CI run saw both at 0).
+    sim.setFaults({ latencyMs: 20 });
+    const oneJob = files.path('one-job.json');
+    await writeFile(
+      oneJob,
+      JSON.stringify({ quota: { resumeJitterMs: TEST_JITTER_MS }, queue: { concurrency: 1 } }),
+    );
     try {
       const dbPath = files.path('worker-limits.duckdb');
       const summary = await runTestSync({
@@ -109,14 +120,14 @@ describe('governed sync: worker processes on one Redis', () => {
           redis: redisUrl,
           'queue-prefix': prefix,
           'max-cents': String(maxCents),
-          config: files.config,
-          concurrency: '4',
+          config: oneJob,
+          concurrency: '1',
         },
       });
       expect(summary.status).toBe('budget_exhausted');
       await Promise.all(workers.map((w) => w.stop()));
-      // Another process spent under the same cap (BullMQ hands a job to whichever worker asks
-      // first, so not necessarily both: the CI run saw a worker with none in a capped run).
+      // The worker processes spent under the run's cap (BullMQ hands a job to whichever worker
+      // asks first, so not necessarily both).
       expect(workers.map(attemptsOf).some((n) => n > 0)).toBe(true);
       // What the service billed, counted at the service: never past the run's cap.
       expect(sim.ledger().cents).toBeLessThanOrEqual(maxCents);
