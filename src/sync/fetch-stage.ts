@@ -16,8 +16,6 @@ import type { DriverContext, OpenRun, SyncTick } from './types.ts';
 import { countFailure, emptyFetchResult, noteListing, type FetchResult } from './fetch-result.ts';
 import { nightlyRule } from '../plan/freshness.ts';
 
-export { emptyFetchResult, type FetchResult } from './fetch-result.ts';
-
 /**
  * The fetch stage: submits the owed jobs to a queue driver (either one) and takes every
  * outcome it reports. A job's results go to the load stage (journaled before the job's slot

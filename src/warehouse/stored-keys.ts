@@ -90,7 +90,7 @@ const ON_CONFLICT = /\nON CONFLICT \([^)]*\) DO UPDATE SET[^;]*;/;
  * its old generation with the catalogue, session 8 in docs/benchmarks.md).
  */
 export class StoredKeys {
-  /** Per key column, key to the bits (1 << index in REPLACED) of the tables it may have rows in. */
+  /** Per key column, key to the bits (1 << index in FOLLOWED) of the tables it may have rows in. */
   private readonly keys = new Map<string, Map<string, number>>();
 
   private constructor() {
