@@ -27,9 +27,16 @@ export interface MergeStatement {
   looksUp: string[];
   /** Where it is written, for messages: file:line of its header. */
   at: string;
+  /**
+   * An upsert (`inserts` with `ON CONFLICT ... DO UPDATE`) as a plain INSERT: what it runs as
+   * when no row it inserts can conflict (stored-keys.ts). Cut once here, not per batch.
+   */
+  plainSql?: string;
 }
 
 const HEADER = '-- merge:';
+/** An upsert's conflict clause, up to the end of the statement. */
+const ON_CONFLICT = /\nON CONFLICT \([^)]*\) DO UPDATE SET[^;]*;/;
 const VERBS: readonly MergeVerb[] = ['creates', 'inserts', 'updates', 'deletes'];
 
 /**
@@ -44,7 +51,7 @@ export function parseMerge(files: readonly SqlFile[]): MergeStatement[] {
     let current: Omit<MergeStatement, 'sql'> | null = null;
     let body: string[] = [];
     const flush = () => {
-      if (current) out.push({ ...current, sql: body.join('\n').trim() });
+      if (current) out.push(withPlainSql({ ...current, sql: body.join('\n').trim() }));
       body = [];
     };
     lines.forEach((line, i) => {
@@ -55,6 +62,11 @@ export function parseMerge(files: readonly SqlFile[]): MergeStatement[] {
     flush();
   }
   return out;
+}
+
+function withPlainSql(st: MergeStatement): MergeStatement {
+  if (st.verb !== 'inserts' || !ON_CONFLICT.test(st.sql)) return st;
+  return { ...st, plainSql: st.sql.replace(ON_CONFLICT, ';') };
 }
 
 function parseHeader(text: string, at: string): Omit<MergeStatement, 'sql'> {

@@ -75,9 +75,6 @@ const UPSERTED: readonly Followed[] = [
 
 const FOLLOWED: readonly Followed[] = [...REPLACED, ...UPSERTED];
 
-/** An upsert's conflict clause, up to the end of the statement. */
-const ON_CONFLICT = /\nON CONFLICT \([^)]*\) DO UPDATE SET[^;]*;/;
-
 /**
  * A superset of the keys that have rows in each replaced table: read once when the
  * warehouse opens, then every key a committed batch staged is added (rows only ever reach
@@ -121,7 +118,7 @@ export class StoredKeys {
     const none = this.noneStored(staged, UPSERTED, REPLACED.length);
     return (st) =>
       st.verb === 'inserts' && st.reads.length === 1 && none.has(`${st.table}<${st.reads[0]}`)
-        ? st.sql.replace(ON_CONFLICT, ';')
+        ? (st.plainSql ?? st.sql)
         : st.sql;
   }
 

@@ -39,6 +39,20 @@ describe('merge plan', () => {
     expect(plan.filled.has('w_fragrance')).toBe(false);
   });
 
+  test('each upsert carries its plain INSERT, cut once when the files are parsed', () => {
+    const upserts = merges.filter((m) => /\nON CONFLICT \(/.test(m.sql));
+    expect(upserts.length).toBeGreaterThan(10);
+    for (const m of merges) {
+      if (!upserts.includes(m) || m.verb !== 'inserts') expect(m.plainSql, m.at).toBeUndefined();
+      else {
+        expect(m.plainSql, m.at).not.toMatch(/ON CONFLICT/);
+        expect(m.plainSql?.startsWith(`${m.sql.slice(0, m.sql.indexOf('\nON CONFLICT ('))};`), m.at).toBe(
+          true,
+        );
+      }
+    }
+  });
+
   test('a skipped statement is left out', () => {
     const all = new Set(STAGING_TABLES);
     const plan = planBatch(merges, all, new Set(), (st) => st.table === 'similar_fragrances');
