@@ -123,9 +123,11 @@ export class FragranceClient {
       query?: Record<string, string>;
       body?: unknown;
       context?: ErrorContext;
+      /** buildPath(endpoint, path), when the caller already built it. */
+      built?: string;
     },
   ): Promise<ApiResponse<T>> {
-    const path = buildPath(endpoint, req.path);
+    const path = req.built ?? buildPath(endpoint, req.path);
     const context = { ...req.path, ...req.context };
     return performCall(
       this.deps,
@@ -172,9 +174,14 @@ export class FragranceClient {
     signal?: AbortSignal,
   ): Promise<ApiResponse<S.ReviewsResponse>> {
     const path = { id };
-    buildPath('getReviews', path); // an invalid id is named before an invalid page
+    const built = buildPath('getReviews', path); // an invalid id is named before an invalid page
     const query = P.pageQuery('getReviews', p);
-    return this.call('getReviews', S.ReviewsResponse, signal, { path, query, context: { page: query.page } });
+    return this.call('getReviews', S.ReviewsResponse, signal, {
+      path,
+      built,
+      query,
+      context: { page: query.page },
+    });
   }
 
   async getSimilar(

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
-import { parseRateLimit, type HeaderBag } from './rate-limit.ts';
-import { CALL_ID_HEADER, whenSent } from './sent-headers.ts';
+import { Exchange, type Settle } from './exchange.ts';
+import { parseRateLimit } from './rate-limit.ts';
+import { CALL_ID_HEADER, whenSent, type SentListener } from './sent-headers.ts';
 import type { RateLimitInfo } from '../domain/calls.ts';
 
 /**
@@ -26,11 +27,11 @@ export interface HttpRequest {
   body?: unknown;
   apiKey: string;
   /**
-   * Called once, synchronously, when the request's headers are written to the socket (see
-   * sent-headers.ts); `callId` names the request in that header. Never called for a request
-   * that never left (notSent).
+   * `sent()` is called once, synchronously, when the request's headers are written to the
+   * socket (see sent-headers.ts); `callId` names the request in that header. Never called for
+   * a request that never left (notSent).
    */
-  onSent?: { callId: string; call: () => void };
+  onSent?: SentListener & { callId: string };
 }
 
 export type AttemptResult =
@@ -67,9 +68,28 @@ export function wasNeverSent(err: unknown): boolean {
   return codes.length > 0 && codes.every((c) => NOT_SENT_CODES.has(c) || c === 'UND_ERR_CONNECT_TIMEOUT');
 }
 
+/** Characters URLSearchParams leaves as they are (application/x-www-form-urlencoded). */
+const PLAIN = /^[\w.*-]*$/;
+
+/**
+ * `?k=v&…` exactly as URLSearchParams writes it, without making one when every key and value
+ * is plain (page numbers, limits: nearly every query); '' for none.
+ */
+export function queryString(query: Record<string, string>): string {
+  let out = '';
+  for (const key in query) {
+    const value = query[key]!;
+    if (!PLAIN.test(key) || !PLAIN.test(value)) return `?${new URLSearchParams(query)}`;
+    out += `${out === '' ? '?' : '&'}${key}=${value}`;
+  }
+  return out;
+}
+
 export class Transport {
   private readonly pool: Pool;
   private readonly basePath: string;
+  private lastKey = '';
+  private lastAuthorization = '';
 
   constructor(opts: TransportOptions) {
     const url = new URL(opts.baseUrl);
@@ -83,10 +103,10 @@ export class Transport {
     });
   }
 
-  async send(req: HttpRequest, signal?: AbortSignal): Promise<AttemptResult> {
-    const search = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query)}` : '';
+  send(req: HttpRequest, signal?: AbortSignal): Promise<AttemptResult> {
+    const query = req.query;
     const headers: Record<string, string> = {
-      authorization: `Bearer ${req.apiKey}`,
+      authorization: this.authorization(req.apiKey),
       accept: 'application/json',
     };
     let body: string | undefined;
@@ -97,43 +117,33 @@ export class Transport {
     let cancel: (() => void) | null = null;
     if (req.onSent) {
       headers[CALL_ID_HEADER] = req.onSent.callId;
-      cancel = whenSent(req.onSent.callId, { sent: req.onSent.call });
+      cancel = whenSent(req.onSent.callId, req.onSent);
     }
-    try {
-      return await this.attempt(req, search, headers, body, signal);
-    } finally {
-      cancel?.();
-    }
+    const path = `${this.basePath}${req.path}${query === undefined ? '' : queryString(query)}`;
+    // One promise per attempt, settled by the handler when the answer is read (exchange.ts).
+    return new Promise<AttemptResult>((resolve) => {
+      const settle: Settle = (answer, text, error) => {
+        cancel?.();
+        if (answer === null)
+          resolve(wasNeverSent(error) ? { kind: 'notSent', error } : { kind: 'noResponse', error });
+        else {
+          const rateLimit = parseRateLimit(answer.headers);
+          const status = answer.status;
+          if (text === null) resolve({ kind: 'bodyFailed', status, rateLimit, error });
+          else {
+            const contentType = (answer.headers['content-type'] as string | undefined) ?? '';
+            resolve({ kind: 'response', status, rateLimit, contentType, text });
+          }
+        }
+      };
+      this.pool.dispatch({ method: req.method, path, headers, body }, new Exchange(signal, settle));
+    });
   }
 
-  private async attempt(
-    req: HttpRequest,
-    search: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<AttemptResult> {
-    let res;
-    try {
-      res = await this.pool.request({
-        method: req.method,
-        path: `${this.basePath}${req.path}${search}`,
-        headers,
-        body,
-        signal,
-      });
-    } catch (error) {
-      return wasNeverSent(error) ? { kind: 'notSent', error } : { kind: 'noResponse', error };
-    }
-    const rateLimit = parseRateLimit(res.headers as HeaderBag);
-    try {
-      const text = await res.body.text();
-      const ct = res.headers['content-type'];
-      const contentType = (Array.isArray(ct) ? ct[0] : ct) ?? '';
-      return { kind: 'response', status: res.statusCode, rateLimit, contentType, text };
-    } catch (error) {
-      return { kind: 'bodyFailed', status: res.statusCode, rateLimit, error };
-    }
+  /** `Bearer <key>`, made once per key rather than per request. */
+  private authorization(apiKey: string): string {
+    if (apiKey !== this.lastKey) [this.lastKey, this.lastAuthorization] = [apiKey, `Bearer ${apiKey}`];
+    return this.lastAuthorization;
   }
 
   async close(): Promise<void> {

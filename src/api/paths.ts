@@ -90,6 +90,38 @@ function assertUnambiguous(endpoint: EndpointName, path: string, value: string):
     throw invalid(endpoint, `'${value}' would address ${ENDPOINTS[rival.name].template} instead`, value);
 }
 
+/** Every literal segment of every template (`v1`, `fragrances`, `reviews`, …). */
+const LITERALS = new Set(SHAPES.flatMap(({ name }) => literalSegments(name)));
+
+function literalSegments(name: EndpointName): string[] {
+  return ENDPOINTS[name].template.split('/').filter((s) => s !== '' && !s.startsWith('{'));
+}
+
+/**
+ * Endpoints whose filled path no rival can match while no segment of the value is a literal
+ * of some template. A rival's literals must then fall on this template's literals, so it
+ * would need the same literals in the same order, and a parameter for the value: none has
+ * (computed from the table, so a new template cannot make this wrong).
+ */
+const CLEAR_UNLESS_LITERAL = new Set(
+  SHAPES.filter(({ name }) => {
+    const own = literalSegments(name).join('/');
+    return !RIVALS.get(name)!.some(
+      (r) => literalSegments(r.name).join('/') === own && ENDPOINTS[r.name].template.includes('{'),
+    );
+  }).map(({ name }) => name),
+);
+
+/** Whether a segment of an encoded value (one or two segments) is a template's literal. */
+function hasLiteral(encoded: string): boolean {
+  const slash = encoded.indexOf('/');
+  if (slash < 0) return LITERALS.has(encoded);
+  return LITERALS.has(encoded.slice(0, slash)) || LITERALS.has(encoded.slice(slash + 1));
+}
+
+/** An id or slug that encodeURIComponent leaves as it is, with no '.' or '..' segment: most are. */
+const PLAIN_ID = /^[\w-]+(?:\/[\w-]+)?$/;
+
 /** Fill the endpoint's template; throws RequestInvalidError when the template needs a value not given. */
 export function buildPath(endpoint: EndpointName, params: { id?: string; slug?: string } = {}): string {
   const template: string = ENDPOINTS[endpoint].template;
@@ -97,9 +129,15 @@ export function buildPath(endpoint: EndpointName, params: { id?: string; slug?: 
   if (param === null) return template;
   const value = params[param];
   if (value === undefined) throw invalid(endpoint, `${param} is required`, '');
-  const encoded = param === 'id' ? encodeFragranceId(endpoint, value) : encodeSlug(endpoint, value);
+  // A plain value passes both encoders unchanged and valid (a slug has no '/').
+  const plain = typeof value === 'string' && PLAIN_ID.test(value) && (param === 'id' || !value.includes('/'));
+  const encoded = plain
+    ? value
+    : param === 'id'
+      ? encodeFragranceId(endpoint, value)
+      : encodeSlug(endpoint, value);
   // A replacer function: a string replacement would interpret '$&' and friends.
   const path = template.replace(`{${param}}`, () => encoded);
-  assertUnambiguous(endpoint, path, value);
+  if (!CLEAR_UNLESS_LITERAL.has(endpoint) || hasLiteral(encoded)) assertUnambiguous(endpoint, path, value);
   return path;
 }

@@ -26,13 +26,23 @@ export class RequestSlots {
     return this.size - this.free;
   }
 
+  /** Whether a permit can be taken now without waiting (tryAcquire would succeed). */
+  canTake(): boolean {
+    return this.free > 0 && this.head === this.waiting.length;
+  }
+
+  /** The release of one permit taken at once, or null when one would have to wait (acquire). */
+  tryAcquire(): (() => void) | null {
+    if (!this.canTake()) return null;
+    this.free--;
+    return this.releaser();
+  }
+
   /** Resolves with the release of one permit (call it once); rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.free > 0 && this.head === this.waiting.length) {
-      this.free--;
-      return Promise.resolve(this.releaser());
-    }
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const entry: (typeof this.waiting)[number] = { grant: () => resolve(this.releaser()), signal };
       if (signal) {

@@ -40,6 +40,16 @@ export type Admission =
   | { ok: true; ticket: CallTicket }
   | { ok: false; reason: RefusalReason; until: Date | null; message: string };
 
+/**
+ * Admission answered synchronously, by a rationer that needs no I/O for it (the in-memory
+ * governor): the same decisions as its promises, without a promise per call each.
+ */
+export interface AdmissionNow {
+  admit(endpoint: EndpointName): Admission;
+  settle(ticket: CallTicket, outcome: CallOutcome): void;
+  release(ticket: CallTicket): void;
+}
+
 /** How a call ended, for reconciliation. */
 export interface CallOutcome {
   /** HTTP status; 0 when no response arrived. */

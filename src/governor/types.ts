@@ -1,4 +1,4 @@
-import type { Admission, CallOutcome, CallTicket } from '../domain/calls.ts';
+import type { Admission, AdmissionNow, CallOutcome, CallTicket } from '../domain/calls.ts';
 import type { EndpointName } from '../domain/endpoints.ts';
 
 export interface GovernorStatus {
@@ -52,6 +52,8 @@ export interface Governor {
   settle(ticket: CallTicket, outcome: CallOutcome): Promise<void>;
   /** Release a ticket whose request was never sent (e.g. aborted before dispatch). */
   release(ticket: CallTicket): Promise<void>;
+  /** admit, settle and release without a promise each, when the governor needs no I/O. */
+  now?: AdmissionNow;
   /**
    * Seed today's spend from the warehouse ledger so a restart never forgets it. `dayUtc` is the
    * service's day; `clockOffsetMs`, the service's clock offset the last run recorded, stands

@@ -111,6 +111,30 @@ describe('fragrance ids in paths', () => {
     expect(resolve(buildPath('getFragrance', { id: 'reviews' }))).toEqual(['getFragrance']);
   });
 
+  it('refuses a plain value exactly when a router would take its path for another endpoint', () => {
+    // Every template's literal words, alone and as either half of a two-segment value: the
+    // values the fast path (plain, no literal segment) hands to the full check.
+    const words = [
+      ...new Set(ENDPOINT_NAMES.flatMap((n) => ENDPOINTS[n].template.split('/'))),
+      'plain',
+      'x-1',
+    ].filter((w) => w !== '' && !w.startsWith('{'));
+    const values = [...words, ...words.flatMap((a) => words.map((b) => `${a}/${b}`))];
+    for (const endpoint of ENDPOINT_NAMES.filter((n) => ENDPOINTS[n].template.includes('{'))) {
+      const param = ENDPOINTS[endpoint].template.includes('{id}') ? 'id' : 'slug';
+      for (const value of values) {
+        if (param === 'slug' && value.includes('/')) continue;
+        const path = ENDPOINTS[endpoint].template.replace(`{${param}}`, value);
+        const ambiguous = resolve(path).join() !== endpoint;
+        if (ambiguous)
+          expect(() => buildPath(endpoint, { [param]: value }), `${endpoint} ${value}`).toThrow(
+            /would address/,
+          );
+        else expect(buildPath(endpoint, { [param]: value }), `${endpoint} ${value}`).toBe(path);
+      }
+    }
+  });
+
   it('fuzzes random strings: accepted ones always fit the template', () => {
     const alphabet = [
       '/',
