@@ -83,8 +83,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     topUp(cents: number) {
       state.account.balanceCents += cents;
     },
-    drainAfter(match: (request: string) => boolean) {
-      state.drainAfter = match;
+    drainAfter(match: (request: string) => boolean, what: 'balance' | 'quota' = 'balance') {
+      state.drainAfter = { match, what };
     },
     setFaults(f: Partial<typeof state.faults>) {
       state.faults = { ...state.faults, ...f };

@@ -34,8 +34,8 @@ export interface ServerState {
   invalid?: InvalidRecord;
   /** Billed requests, when the simulator records them (SimulatorOptions.recordPaid). */
   paid: string[] | null;
-  /** Set by Simulator.drainAfter: the billed request after which the balance runs out. */
-  drainAfter?: ((request: string) => boolean) | null;
+  /** Set by Simulator.drainAfter: the billed request after which the balance or quota runs out. */
+  drainAfter?: { match: (request: string) => boolean; what: 'balance' | 'quota' } | null;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -212,8 +212,9 @@ export async function handleV1(
   ledger.record(template, 200, price);
   const line = `${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`;
   state.paid?.push(line);
-  if (state.drainAfter?.(line)) {
-    account.balanceCents = 0;
+  if (state.drainAfter?.match(line)) {
+    if (state.drainAfter.what === 'quota') account.remaining = 0;
+    else account.balanceCents = 0;
     state.drainAfter = null;
   }
   const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;

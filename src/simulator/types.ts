@@ -286,11 +286,12 @@ export interface Simulator {
   setLimit(limit: number): void;
   topUp(cents: number): void;
   /**
-   * The balance runs out right after the next billed request `match` accepts (as
-   * `METHOD /v1/path?query body`): another application spends the rest, so the service
-   * answers 402 from there on, at a point of a run a test chooses. Once; topUp refills.
+   * The balance (or with `'quota'`, the day's quota) runs out right after the next billed
+   * request `match` accepts (as `METHOD /v1/path?query body`): another application spends the
+   * rest, so the service answers 402 (or 429) from there on, at a point of a run a test
+   * chooses. Once; topUp refills the balance, setLimit with a raise the quota.
    */
-  drainAfter(match: (request: string) => boolean): void;
+  drainAfter(match: (request: string) => boolean, what?: 'balance' | 'quota'): void;
   setFaults(f: Partial<Faults>): void;
   ledger(): Ledger;
   /** Every billed request as `METHOD /path?query body`, in order (needs recordPaid). */

@@ -17,9 +17,11 @@ import { cleanPrefix } from '../helpers/worker-process.ts';
  * review walks (the balance runs out: 402; or the quota, with --no-wait) and resumed after a
  * top-up (or a raised quota) pays exactly what one clean sync pays: the service's record of
  * billed requests holds no (endpoint, params) twice, the mirror is exact and api_calls equals
- * the ledger, on both drivers. Review pages are half the catalogue's calls (fifteen fragrances
- * with seven or more pages of reviews), so the stop lands inside some walks: the test checks
- * that it did.
+ * the ledger, on both drivers. Fifteen fragrances have seven or more pages of reviews; the
+ * balance or quota runs out right after page 1 of the first of them (Simulator.drainAfter), so
+ * the stop lands inside that walk on every run: the test checks that it did. (Half the cents or
+ * half the calls stopped the run wherever its calls in flight had got to: the clean-clone CI
+ * run once saw no review walk part-way.)
  */
 
 const files = governedFiles();
@@ -42,13 +44,20 @@ function boughtTwice(sim: Simulator): [string, number][] {
   return [...seen].filter(([, n]) => n > 1);
 }
 
+/** The balance or quota runs out right after page 1 of the first long review walk; its mark. */
+function stopInWalk(sim: Simulator, what: 'balance' | 'quota'): string {
+  const id = sim.groundTruth().fragrances[0]!.id;
+  sim.drainAfter((r) => r.startsWith(`GET /v1/fragrances/${id}/reviews?page=1&`), what);
+  return `reviews:${id}`;
+}
+
 /** Review walks stored part-way by the stopped run (their walk marks, not done). */
-async function partialWalks(dbPath: string): Promise<number> {
-  const [r] = await queryWarehouse<{ n: number }>(
+async function partialWalks(dbPath: string): Promise<string[]> {
+  const rows = await queryWarehouse<{ walk: string }>(
     dbPath,
-    "SELECT count(*)::INTEGER AS n FROM sync_walks WHERE walk LIKE 'reviews:%' AND NOT done",
+    "SELECT walk FROM sync_walks WHERE walk LIKE 'reviews:%' AND NOT done",
   );
-  return Number(r?.n ?? 0);
+  return rows.map((r) => r.walk);
 }
 
 async function withDriver<T>(driver: 'memory' | 'bullmq', fn: (flags: Record<string, string>) => Promise<T>) {
@@ -95,12 +104,13 @@ describe.each(['memory', 'bullmq'] as const)('no page bought twice after a stop 
     name: string,
     sim: Simulator,
     resumeFlags: Record<string, string | boolean>,
+    stoppedIn: string,
     between: () => void,
   ): Promise<[SyncSummary, SyncSummary, string]> {
     const dbPath = files.path(`${name}-${driver}.duckdb`);
     const [first, second] = await withDriver(driver, async (flags) => {
       const a = await runTestSync({ baseUrl: sim.url, dbPath, flags: { ...flags, ...resumeFlags } });
-      expect(await partialWalks(dbPath)).toBeGreaterThanOrEqual(1);
+      expect(await partialWalks(dbPath)).toContain(stoppedIn);
       between();
       const b = await runTestSync({ baseUrl: sim.url, dbPath, flags: { ...flags, ...resumeFlags } });
       return [a, b] as const;
@@ -110,9 +120,10 @@ describe.each(['memory', 'bullmq'] as const)('no page bought twice after a stop 
 
   it('402 in the middle of the review walks, top-up, resume: the pages bought once, exact', async () => {
     clean ??= await cleanRun(driver);
-    const sim = await start({ balanceCents: Math.floor(clean.cents / 2) });
+    const sim = await start();
     try {
-      const [first, second, dbPath] = await stopAndResume('topup', sim, {}, () => sim.topUp(1e6));
+      const walk = stopInWalk(sim, 'balance');
+      const [first, second, dbPath] = await stopAndResume('topup', sim, {}, walk, () => sim.topUp(1e6));
       expect(first.status).toBe('payment_required');
       expect(second.status).toBe('completed');
       expect(callsWithStatus(sim, 402)).toBeGreaterThanOrEqual(1);
@@ -128,9 +139,11 @@ describe.each(['memory', 'bullmq'] as const)('no page bought twice after a stop 
 
   it('the quota out in the middle of the review walks with --no-wait, raised, resume: bought once, exact', async () => {
     clean ??= await cleanRun(driver);
-    const sim = await start({ dailyQuota: Math.floor(clean.paid / 2) });
+    // A quota the whole run fits in (so that 1,000,000 is a raise); the pin spends it.
+    const sim = await start({ dailyQuota: clean.paid });
     try {
-      const [first, second, dbPath] = await stopAndResume('nowait', sim, { 'no-wait': true }, () =>
+      const walk = stopInWalk(sim, 'quota');
+      const [first, second, dbPath] = await stopAndResume('nowait', sim, { 'no-wait': true }, walk, () =>
         sim.setLimit(1_000_000),
       );
       expect(first.status).toBe('quota_exhausted');
