@@ -29,6 +29,8 @@ export interface DueRule {
   owed(entity: EntityKind, dataset: Dataset, key: string, fetchedAt: string | undefined): boolean;
   /** A nightly's: the age (ms) of a fetch stored at `fetchedAt`, on the service's clock. */
   ageMs?(fetchedAt: string): number;
+  /** A nightly's before the service's clock is known (nightlyRule with `now` null): no ages. */
+  readonly untimed?: true;
 }
 
 const HOUR_MS = 3_600_000;
@@ -119,12 +121,18 @@ export function fullRule(cycleStart: string): DueRule {
  * it (src/sync/fetch-stage.ts retime); `plan`, sending nothing, passes this machine's now plus
  * the offset last recorded. Stored fetch times are put on the service's clock by `clock` (the
  * offset of the run that stored each, src/plan/service-clock.ts).
+ *
+ * `now` null: the sync before its walks have told the service's clock. Only what was never
+ * fetched is owed then (no age can be judged, by this machine's day or any other), and the
+ * rule is `untimed`, so nothing scores ages by it (src/sync/rank.ts): the sync judges every
+ * age once, by the rule on the service's clock, when the walks end.
  */
 export function nightlyRule(
   policy: Config['freshness'],
-  now: Date,
+  now: Date | null,
   clock: ServiceClock = serviceClock(),
 ): DueRule {
+  if (now === null) return { mode: 'nightly', untimed: true, owed: (_e, _d, _k, at) => at === undefined };
   const nowMs = now.getTime();
   const graceMs = policy.graceHours * HOUR_MS;
   const day = Math.floor(nowMs / DAY_MS);

@@ -8,7 +8,7 @@ import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
 import { serviceDay } from '../plan/service-clock.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
-import { policyRows, type DueRule, type SyncMode } from '../plan/freshness.ts';
+import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
 import { LoadStage } from './load-stage.ts';
@@ -103,16 +103,12 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     config.objective,
     state.similarCounts,
     await loadResumes(run.warehouse, state, cycleStart),
-    run.mode === 'nightly' ? untilWalked : undefined,
+    // Until the walks have told the service's clock, a nightly owes only what was never
+    // fetched; the fetch stage then judges every age on that clock (FetchStage retime), so
+    // what is due is owed once, by the service's day, never by this machine's.
+    run.mode === 'nightly' ? nightlyRule(config.freshness, null) : undefined,
   );
 }
-
-/**
- * A nightly's rule until the walks have told the service's clock: only what was never fetched
- * is owed. The fetch stage then judges every age on that clock (FetchStage retime, with
- * nightlyRule), so what is due is owed once, by the service's day, never by this machine's.
- */
-const untilWalked: DueRule = { mode: 'nightly', owed: (_e, _d, _k, fetchedAt) => fetchedAt === undefined };
 
 function requireService(config: Config): asserts config is Config & { baseUrl: string; apiKey: string } {
   if (!config.baseUrl)

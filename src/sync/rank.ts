@@ -49,10 +49,13 @@ export class DueRanking {
     for (const id of state.charted ?? []) this.hot.add(id);
   }
 
-  /** Scores the items by `due` at `now` (again, when a nightly learnt the service's clock). */
+  /**
+   * Scores the items by `due` at `now`. A nightly starts untimed (nightlyRule): its items are
+   * scored once, when it has learnt the service's clock (Frontier.retime, before the gate ranks).
+   */
   rescore(due: DueRule, now: Date): void {
     this.scores.clear();
-    if (due.mode !== 'nightly') return;
+    if (due.mode !== 'nightly' || due.untimed) return;
     for (const item of this.state.items) {
       if (item.removed) continue;
       const pop = popularity(this.state, item.entity, item.key);
