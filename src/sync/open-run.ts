@@ -6,8 +6,8 @@ import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { WriterLock } from '../warehouse/writer-lock.ts';
-import { serviceDay } from '../plan/service-clock.ts';
-import { sqlFile } from '../warehouse/sql-files.ts';
+import { serviceClock, serviceDay } from '../plan/service-clock.ts';
+import type { SyncState } from '../warehouse/state-types.ts';
 import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
@@ -41,6 +41,7 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     throw err;
   }
   let mode: SyncMode = 'full';
+  let state: SyncState;
   try {
     await LoadStage.recover(warehouse, config.dbPath, log);
     for (const r of await warehouse.query<{ run_id: string }>(
@@ -58,16 +59,18 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     await governor.startRun(runId);
     // The day cap counts the service's UTC day (the governor keys spend by its Date header):
     // today on its clock as the last run saw it, and what the ledger spent on that day.
-    const [last] = await warehouse.query<{ ms: number | null }>(sqlFile('runs/last-clock.sql'));
-    const day = serviceDay(started, last?.ms ?? null);
-    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day, last?.ms ?? undefined);
+    // The sync state is read here, once: the plan stage builds the frontier from it.
+    state = await warehouse.syncState();
+    const lastOffsetMs = serviceClock(state.clocks).lastOffsetMs;
+    const day = serviceDay(started, lastOffsetMs);
+    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day, lastOffsetMs ?? undefined);
   } catch (err) {
     await warehouse.close().catch(() => undefined);
     writer.release();
     throw err;
   }
   log.info({ mode }, mode === 'full' ? 'full sync' : 'nightly sync');
-  return { runId, started, log, warehouse, writer, mode };
+  return { runId, started, log, warehouse, writer, mode, state };
 }
 
 /**
@@ -85,7 +88,7 @@ async function runMode(warehouse: WarehouseHandle, config: Config): Promise<Sync
 
 /** The plan stage: what the warehouse says is still owed, as the frontier that schedules it. */
 export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
-  const state = await run.warehouse.syncState();
+  const { state } = run;
   const reviewCounts = new Map(
     (
       await run.warehouse.query<{ id: string; n: number }>(

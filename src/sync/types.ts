@@ -6,6 +6,7 @@ import type { Governor } from '../governor/types.ts';
 import type { JobOutcome, QueueDriver } from '../queue/types.ts';
 import type { SyncMode } from '../plan/freshness.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import type { SyncState } from '../warehouse/state-types.ts';
 import type { WriterLock } from '../warehouse/writer-lock.ts';
 
 /** The values the stages of a sync hand each other (open → plan → fetch/load → finish). */
@@ -64,4 +65,6 @@ export interface OpenRun {
   writer: WriterLock | null;
   /** full: everything the cycle has not fetched; nightly: what changed or is due (src/plan/freshness.ts). */
   mode: SyncMode;
+  /** What the warehouse knew at the run's start (read once: the plan stage's input). */
+  state: SyncState;
 }

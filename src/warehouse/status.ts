@@ -1,40 +1,40 @@
-import { sqlFile } from './sql-files.ts';
+import { readClocks } from './sync-state.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
 /**
  * What `fragsync status` shows of the warehouse: today's spend from the ledger, the last
- * quota figure the service sent, and the latest run. Label/value pairs, in display order.
+ * quota figure the service sent (label/value pairs, in display order), and the latest run,
+ * for the caller to show once it knows whether that run's process is alive (latestRunRow).
  * Column names such as "at" are reserved words in DuckDB's parser: they are always quoted.
  */
 export async function warehouseStatus(
   wh: Warehouse,
   dbPath: string,
-  /** Whether the run still marked running has a live process (its lock or lease). */
-  going: (runId: string) => boolean,
   now = new Date(),
-): Promise<[string, string][]> {
-  const out: [string, string][] = [];
+): Promise<{ rows: [string, string][]; run: LatestRun | undefined }> {
   // The day the per-day cap counts: the service's, as the last run saw its clock.
-  const [clock] = await wh.query<{ ms: number | null }>(sqlFile('runs/last-clock.sql'));
-  const day = new Date(now.getTime() + (clock?.ms ?? 0)).toISOString().slice(0, 10);
+  const offsetMs = (await readClocks((sql) => wh.query(sql))).at(-1)?.offsetMs ?? 0;
+  const day = new Date(now.getTime() + offsetMs).toISOString().slice(0, 10);
   const spend = await wh.spendOnDay(day);
   const [last] = await wh.query<{ at: string; remaining: number | null }>(
     `SELECT CAST("at" AS VARCHAR) AS "at", quota_remaining AS remaining
      FROM api_calls ORDER BY "at" DESC LIMIT 1`,
   );
-  const run = await latestRun(wh);
-  out.push(
+  const rows: [string, string][] = [
     ['warehouse', dbPath],
     ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls (the service's day ${day})`],
-  );
-  if (last) out.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
-  if (run)
-    out.push([
-      'latest run',
-      `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
-    ]);
-  return out;
+  ];
+  if (last) rows.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
+  return { rows, run: await latestRun(wh) };
+}
+
+/** The latest run's line: `going` says whether a run still marked running has a live process. */
+export function latestRunRow(run: LatestRun, going: (runId: string) => boolean): [string, string] {
+  return [
+    'latest run',
+    `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
+  ];
 }
 
 /**

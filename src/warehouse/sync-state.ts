@@ -1,6 +1,6 @@
 import type { Db } from './db.ts';
 import { sqlFile } from './sql-files.ts';
-import type { ItemState, SyncState, WalkState } from './state-types.ts';
+import type { ClockMark, ItemState, SyncState, WalkState } from './state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 
 const ISO = (col: string): string => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:%S.%gZ')`;
@@ -65,11 +65,14 @@ export async function readSyncState(db: Db): Promise<SyncState> {
     ),
     charted: new Set((await db.all<{ id: string }>(sqlFile('charted.sql'))).map((r) => r.id)),
     members: await pairs(sqlFile('members.sql')),
-    clocks: (
-      await db.all<{ runId: string; from: string; offsetMs: number | string }>(
-        `SELECT c.run_id AS "runId", ${ISO('r.started_at')} AS "from", c.clock_offset_ms AS "offsetMs"
-         FROM sync_run_clocks c JOIN sync_runs r USING (run_id) ORDER BY r.started_at`,
-      )
-    ).map((r) => ({ ...r, offsetMs: Number(r.offsetMs) })),
+    clocks: await readClocks((sql) => db.all(sql)),
   };
+}
+
+/** The offset each run recorded, oldest run first (`status` takes the last; the sync all). */
+export async function readClocks(all: (sql: string) => Promise<unknown[]>): Promise<ClockMark[]> {
+  return ((await all(sqlFile('runs/clocks.sql'))) as ClockMark[]).map((r) => ({
+    ...r,
+    offsetMs: Number(r.offsetMs),
+  }));
 }

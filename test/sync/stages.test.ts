@@ -156,8 +156,10 @@ describe('fetch', () => {
     const config = configFor(db);
     const warehouse = await Warehouse.open(db);
     await opts.seed?.(warehouse);
-    const run: OpenRun = { runId: 'r1', started: new Date(), log, warehouse, writer: null, mode: 'full' };
-    await warehouse.startRun(run.runId, run.started);
+    const started = new Date();
+    await warehouse.startRun('r1', started);
+    const state = await warehouse.syncState();
+    const run: OpenRun = { runId: 'r1', started, log, warehouse, writer: null, mode: 'full', state };
     const frontier = await planRun(run, config);
     const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });
     const fetch = new FetchStage(run, config, frontier, load);

@@ -9,7 +9,7 @@ import { leaseKey } from '../../queue/lease.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { createLogger } from '../../util/logger.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
-import { latestRun, warehouseStatus, type LatestRun } from '../../warehouse/status.ts';
+import { latestRunRow, warehouseStatus, type LatestRun } from '../../warehouse/status.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { describeHolder, lockHolder, type LockHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -68,16 +68,13 @@ export async function run(input: CommandInput): Promise<number> {
   // died holds neither). The lock is read before the warehouse and again after, so a run that
   // starts or ends meanwhile is not taken for a dead one.
   const before = lockHolder(config.dbPath);
-  const holds = (h: LockHolder | null, runId: string) =>
-    h !== null && (h.runId === runId || h.runId === 'unknown');
-  const going = (runId: string) =>
-    redisState?.lease === runId || holds(before, runId) || holds(lockHolder(config.dbPath), runId);
   if (existsSync(config.dbPath)) {
     try {
       const wh = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
-        out.push(...(await warehouseStatus(wh, config.dbPath, going)));
-        last = await latestRun(wh);
+        const { rows, run } = await warehouseStatus(wh, config.dbPath);
+        out.push(...rows);
+        last = run;
       } finally {
         await wh.close();
       }
@@ -100,6 +97,12 @@ export async function run(input: CommandInput): Promise<number> {
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
   const holder = lockHolder(config.dbPath);
+  const holds = (h: LockHolder | null, runId: string) =>
+    h !== null && (h.runId === runId || h.runId === 'unknown');
+  const going = (runId: string) =>
+    redisState?.lease === runId || holds(before, runId) || holds(holder, runId);
+  // Right after the warehouse's rows, now that the lock was read after them.
+  if (last) out.push(latestRunRow(last, going));
   const state = stateOf(redisState, holder?.runId ?? null, last, going);
   const row = out.find(([k]) => k === 'state');
   if (row) row[1] = state;
