@@ -26,8 +26,9 @@ ON CONFLICT (entity, key) DO UPDATE SET
   fetched_catalogue = coalesce(excluded.fetched_catalogue, sync_items.fetched_catalogue);
 
 -- Stale marks (a nightly's signals): the dataset's fetch time is cleared, so it stays owed
--- until fetched again; a fetch of the same item and dataset later in the batch wins.
--- merge: updates sync_items | reads stg_mark_fetched
+-- until fetched again; a fetch of the same item and dataset later in the batch wins. Driven
+-- by their own staging table: in a batch without one (nearly all) it does not run at all.
+-- merge: updates sync_items | reads stg_mark_stale | looks up stg_mark_fetched
 UPDATE sync_items SET
   fetched_profile = CASE WHEN s.datasets.profile THEN NULL ELSE fetched_profile END,
   fetched_similar = CASE WHEN s.datasets.similar THEN NULL ELSE fetched_similar END,
@@ -36,10 +37,7 @@ FROM (
   SELECT m.entity, m.key, {
     'profile': bool_or(m.ds = 'profile'), 'similar': bool_or(m.ds = 'similar'), 'catalogue': bool_or(m.ds = 'catalogue')
   } AS datasets
-  FROM (
-    SELECT entity, key, substr(dataset, 7) AS ds, max(seq) AS seq FROM stg_mark_fetched
-    WHERE dataset LIKE 'stale:%' GROUP BY ALL
-  ) m
+  FROM (SELECT entity, key, dataset AS ds, max(seq) AS seq FROM stg_mark_stale GROUP BY ALL) m
   WHERE NOT EXISTS (
     SELECT 1 FROM stg_mark_fetched f
     WHERE f.entity = m.entity AND f.key = m.key AND f.dataset = m.ds AND f.seq > m.seq

@@ -44,8 +44,10 @@ export function stageBatch(batch: LoadBatch): StagedRows {
       out.stg_mark_fetched.add(seq, mark.entity, mark.key, mark.dataset);
     } else if (mark.kind === 'stale') {
       if (!DATASETS.has(mark.dataset)) throw new Error(`unknown dataset '${mark.dataset}' in a stale mark`);
-      // Beside the fetched marks, told apart by the prefix (sql/merge/08_progress.sql).
+      // Beside the fetched marks, told apart by the prefix (the item gets its sync_items row
+      // as a fetched one does), and on their own: they drive the clearing (08_progress.sql).
       out.stg_mark_fetched.add(seq, mark.entity, mark.key, `stale:${mark.dataset}`);
+      out.stg_mark_stale.add(seq, mark.entity, mark.key, mark.dataset);
     } else if (mark.kind === 'walk') {
       walks.set(mark.walk, { ...mark, seq });
     } else {

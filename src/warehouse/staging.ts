@@ -135,6 +135,9 @@ export const STAGING = {
     call_key: 'VARCHAR',
   },
   stg_mark_fetched: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', dataset: 'VARCHAR' },
+  // Stale marks again, apart (rare: a nightly's signals), so that the statement clearing fetch
+  // times runs only in the batches that have one, not in every batch with fetched marks.
+  stg_mark_stale: { seq: 'INTEGER', entity: 'VARCHAR', key: 'VARCHAR', dataset: 'VARCHAR' },
   stg_mark_walk: {
     seq: 'INTEGER',
     walk: 'VARCHAR',
