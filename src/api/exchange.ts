@@ -25,6 +25,17 @@ const WANTED = new Set([
 ]);
 const WANTED_LENGTHS = new Set([...WANTED].map((h) => h.length));
 
+/**
+ * The request's own header carrying its attempt's call id, the one its ledger row carries: an
+ * opaque per-process counter that tells the service nothing it could misuse.
+ */
+export const CALL_ID_HEADER = 'x-fragsync-call';
+
+/** Told when its request's headers are written. */
+export interface SentListener {
+  sent(): void;
+}
+
 /** Told once: the answer and its body, or why it ended (`answer` null: no status arrived). */
 export type Settle = (answer: Answer | null, text: string | null, error: unknown) => void;
 
@@ -39,6 +50,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly signal: AbortSignal | undefined,
     private readonly settle: Settle,
+    private readonly listener: SentListener | undefined,
   ) {
     if (signal && !signal.aborted) {
       this.onAbort = () => this.abort?.(reasonOf(signal));
@@ -46,8 +58,21 @@ export class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /**
+   * undici calls this when the request leaves its queue for a connection (writeH1), and then,
+   * in the same synchronous step, writes its headers to the socket: the moment a request is
+   * sent, so the journal's line for it is written here, before its bytes.
+   */
   onConnect(abort: (reason?: Error) => void): void {
     if (this.signal?.aborted) return abort(reasonOf(this.signal));
+    try {
+      this.listener?.sent();
+    } catch {
+      // Thrown into undici it would fail this request after all. The journal's callback
+      // records a line it cannot write itself (LoadStage.failure), which stops the run cleanly.
+    }
+    // Only now can the signal abort it: a request whose line is written leaves, even if the
+    // listener stopped the jobs (a journal without room), and is answered and ledgered.
     this.abort = abort;
   }
 

@@ -1,7 +1,6 @@
 import { Pool } from 'undici';
-import { Exchange, type Settle } from './exchange.ts';
+import { CALL_ID_HEADER, Exchange, type SentListener, type Settle } from './exchange.ts';
 import { parseRateLimit } from './rate-limit.ts';
-import { CALL_ID_HEADER, whenSent, type SentListener } from './sent-headers.ts';
 import type { RateLimitInfo } from '../domain/calls.ts';
 
 /**
@@ -28,7 +27,7 @@ export interface HttpRequest {
   apiKey: string;
   /**
    * `sent()` is called once, synchronously, when the request's headers are written to the
-   * socket (see sent-headers.ts); `callId` names the request in that header. Never called for
+   * socket (Exchange.onConnect); `callId` names the request in that header. Never called for
    * a request that never left (notSent).
    */
   onSent?: SentListener & { callId: string };
@@ -114,16 +113,11 @@ export class Transport {
       body = JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
-    let cancel: (() => void) | null = null;
-    if (req.onSent) {
-      headers[CALL_ID_HEADER] = req.onSent.callId;
-      cancel = whenSent(req.onSent.callId, req.onSent);
-    }
+    if (req.onSent) headers[CALL_ID_HEADER] = req.onSent.callId;
     const path = `${this.basePath}${req.path}${query === undefined ? '' : queryString(query)}`;
     // One promise per attempt, settled by the handler when the answer is read (exchange.ts).
     return new Promise<AttemptResult>((resolve) => {
       const settle: Settle = (answer, text, error) => {
-        cancel?.();
         if (answer === null)
           resolve(wasNeverSent(error) ? { kind: 'notSent', error } : { kind: 'noResponse', error });
         else {
@@ -136,7 +130,10 @@ export class Transport {
           }
         }
       };
-      this.pool.dispatch({ method: req.method, path, headers, body }, new Exchange(signal, settle));
+      this.pool.dispatch(
+        { method: req.method, path, headers, body },
+        new Exchange(signal, settle, req.onSent),
+      );
     });
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
-import { CALL_ID_HEADER } from '../../src/api/sent-headers.ts';
+import { CALL_ID_HEADER } from '../../src/api/exchange.ts';
 import { Halt, Halted, NEVER_ABORTED, type ApiCallItem, type SentCall } from '../../src/domain/calls.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { startRawServer } from './helpers.ts';
