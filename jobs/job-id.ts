@@ -23,6 +23,15 @@ export function specId(spec: JobSpec): string {
   return id;
 }
 
+/**
+ * A job's content as a key, exact and without a digest (kind, then its payload's stable JSON,
+ * which starts with '{'): for sets within one process, such as the admission window, where
+ * the id's SHA-1 (made for Redis's job ids) was about 1.5% of the fetching thread's CPU.
+ */
+export function specKey(spec: JobSpec): string {
+  return `${spec.kind}${stableJson(spec.payload)}`;
+}
+
 function stableJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;

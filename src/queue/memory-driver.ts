@@ -1,5 +1,6 @@
 import { Halt, NEVER_ABORTED } from '../domain/calls.ts';
 import type { Governor } from '../governor/types.ts';
+import type { JobSpec } from '../../jobs/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { Fifo } from './fifo.ts';
 import type { Backlog, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -33,7 +34,8 @@ export class MemoryDriver implements QueueDriver {
   private readonly queues = new Map<number, Fifo<QueuedJob>>();
   /** The priorities present in `queues`, lowest (first taken) first. */
   private priorities: number[] = [];
-  private readonly attempts = new Map<string, number>();
+  /** By spec: a retried job is queued again as the same object; no id (a digest) is made for it. */
+  private readonly attempts = new Map<JobSpec, number>();
   private active = 0;
   /** Jobs in `queues`. */
   private waiting = 0;
@@ -141,8 +143,7 @@ export class MemoryDriver implements QueueDriver {
   }
 
   private async run(job: QueuedJob): Promise<void> {
-    // Read once: a queued job's id is a digest computed at each read (LazyQueuedJob).
-    const id = job.id;
+    const id = job.spec;
     const attempt = (this.attempts.get(id) ?? 0) + 1;
     this.attempts.set(id, attempt);
     try {

@@ -1,4 +1,4 @@
-import { job, specId } from '../../jobs/job-id.ts';
+import { job, specKey } from '../../jobs/job-id.ts';
 import type { JobKind, JobSpec } from '../../jobs/types.ts';
 import { Fifo } from '../queue/fifo.ts';
 import { LazyQueuedJob, type QueuedJob } from '../queue/types.ts';
@@ -77,7 +77,7 @@ export class Backlog {
  * How many jobs the queue driver holds at once: owed jobs wait in a Backlog and are handed
  * to the driver as earlier ones end, so the driver (the in-process queue, or Redis with
  * BullMQ) never holds more than `windowJobs` of them, in the same priority order. Jobs are
- * counted by id from hand-over to their end (done, or failed for good): a job reported twice
+ * counted by content (specKey) from hand-over to their end (done, or failed for good): a job reported twice
  * ends once, a retried or paused one stays in the driver.
  */
 export class Admission {
@@ -100,7 +100,7 @@ export class Admission {
    */
   add(specs: JobSpec[], ended?: QueuedJob): QueuedJob[] {
     for (const spec of specs) this.backlog.add(spec);
-    if (ended?.runId === this.runId) this.inDriver.delete(ended.id);
+    if (ended?.runId === this.runId) this.inDriver.delete(specKey(ended.spec));
     return this.admit();
   }
 
@@ -109,7 +109,7 @@ export class Admission {
     while (this.inDriver.size < this.windowJobs) {
       const spec = this.backlog.take();
       if (spec === undefined) break;
-      this.inDriver.add(specId(spec));
+      this.inDriver.add(specKey(spec));
       out.push(new LazyQueuedJob(this.runId, spec));
     }
     return out;
