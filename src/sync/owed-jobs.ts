@@ -1,8 +1,9 @@
 import { job, PRIORITY } from '../../jobs/job-id.ts';
-import type { JobKind, JobSpec } from '../../jobs/types.ts';
+import type { JobSpec } from '../../jobs/types.ts';
 import type { Config, Objective } from '../config/index.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { enrichFits } from '../plan/cost-model.ts';
+import { JOB_ITEM } from './job-item.ts';
 import { itemKey } from './key-sets.ts';
 import type { Resumes } from './resume.ts';
 
@@ -71,19 +72,6 @@ export function owedJobs(
   }
 }
 
-/** The item dataset a job fetches, for the kinds that fetch one. */
-const FETCHES: Partial<Record<JobKind, [EntityKind, Dataset]>> = {
-  fragranceProfile: ['fragrance', 'profile'],
-  fragranceSimilar: ['fragrance', 'similar'],
-  fragranceWearing: ['fragrance', 'wearing'],
-  fragranceReviews: ['fragrance', 'reviews'],
-  reviewDigest: ['fragrance', 'reviewDigest'],
-  brand: ['brand', 'profile'],
-  brandCatalogue: ['brand', 'catalogue'],
-  perfumer: ['perfumer', 'profile'],
-  note: ['note', 'profile'],
-};
-
 /**
  * Of jobs owed a while ago, those whose dataset `fetched` does not say was fetched since:
  * what an earlier run's reports make owed before the run plans (FetchStage.fetch), since
@@ -94,8 +82,8 @@ export function stillOwed(
   fetched: (entity: EntityKind, ds: Dataset, key: string) => boolean,
 ): JobSpec[] {
   return jobs.filter((j) => {
-    const what = FETCHES[j.kind];
+    const [entity, ds] = JOB_ITEM[j.kind] ?? [];
     const key = itemKey(j);
-    return what === undefined || key === undefined || !fetched(what[0], what[1], key);
+    return entity === undefined || !ds || key === undefined || !fetched(entity, ds, key);
   });
 }

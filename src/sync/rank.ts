@@ -1,25 +1,11 @@
 import { PRIORITY, RANK_LEVELS } from '../../jobs/job-id.ts';
-import type { JobKind, JobSpec } from '../../jobs/types.ts';
+import type { JobSpec } from '../../jobs/types.ts';
 import type { Config } from '../config/index.ts';
-import type { EntityKind } from '../domain/entities.ts';
 import type { DueRule } from '../plan/freshness.ts';
 import { compareDue, datasetsOf, dueScore, popularity, type DueItem } from '../plan/priority.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
+import { JOB_ITEM } from './job-item.ts';
 import { itemKey } from './key-sets.ts';
-
-/** The entity a job of each ranked kind is for (walks and listings are never ranked). */
-const ENTITY_OF: Partial<Record<JobKind, EntityKind>> = {
-  fragranceProfile: 'fragrance',
-  fragranceSimilar: 'fragrance',
-  fragranceWearing: 'fragrance',
-  fragranceReviews: 'fragrance',
-  fragranceEnrich: 'fragrance',
-  reviewDigest: 'fragrance',
-  brand: 'brand',
-  brandCatalogue: 'brand',
-  perfumer: 'perfumer',
-  note: 'note',
-};
 
 /**
  * A nightly's order of due refreshes (src/plan/priority.ts compareDue): the items on a chart
@@ -73,7 +59,7 @@ export class DueRanking {
   rank(jobs: JobSpec[]): void {
     const items = new Map<string, DueItem>();
     for (const j of jobs) {
-      const entity = ENTITY_OF[j.kind];
+      const entity = JOB_ITEM[j.kind]?.[0];
       const key = itemKey(j);
       if (entity === undefined || key === undefined) continue;
       const id = `${entity}|${key}`;
@@ -97,7 +83,7 @@ export class DueRanking {
 
   /** The ranked priority of the job's item, if it was ranked. */
   priorityOf(j: JobSpec): number | undefined {
-    const entity = ENTITY_OF[j.kind];
+    const entity = JOB_ITEM[j.kind]?.[0];
     const key = itemKey(j);
     if (entity === undefined || key === undefined) return undefined;
     return this.levels.get(`${entity}|${key}`);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { job, PRIORITY } from '../../jobs/job-id.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { Frontier } from '../../src/sync/frontier.ts';
+import { stillOwed } from '../../src/sync/owed-jobs.ts';
 import { emptySyncState, type SyncState } from '../../src/warehouse/state-types.ts';
 
 const config = loadConfig({ flags: {}, env: {} });
@@ -183,5 +185,23 @@ describe('Frontier', () => {
     const b = f.follow([{ kind: 'fragrancesPage', payload: { page: 2 }, priority: 1 }]);
     expect(a).toHaveLength(1);
     expect(b).toHaveLength(0);
+  });
+});
+
+describe('stillOwed', () => {
+  it("drops a job whose item's dataset was fetched since; keeps an enrich and a walk page", () => {
+    const jobs = [
+      job('fragranceProfile', { id: 'a/b' }, PRIORITY.profile),
+      job('fragranceEnrich', { id: 'a/b' }, PRIORITY.detail),
+      job('brandCatalogue', { slug: 'b' }, PRIORITY.entity),
+      job('fragrancesPage', { page: 1 }, PRIORITY.walk),
+    ];
+    const asked: string[] = [];
+    const kept = stillOwed(jobs, (entity, ds, key) => {
+      asked.push(`${entity}|${ds}|${key}`);
+      return true;
+    });
+    expect(kept.map((j) => j.kind)).toEqual(['fragranceEnrich', 'fragrancesPage']);
+    expect(asked).toEqual(['fragrance|profile|a/b', 'brand|catalogue|b']);
   });
 });
