@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import {
   budgetNotice,
-  DAY_MS,
   checkDay,
   DEFAULT_TICKET_TTL_MS,
   PAUSE_WITHOUT_RESET_MS,
@@ -14,6 +13,7 @@ import {
   utcDay,
 } from './policy.ts';
 import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
+import { DAY_MS } from '../util/calendar-day.ts';
 import type { Admission, CallOutcome, CallTicket } from '../domain/calls.ts';
 
 export interface MemoryGovernorOptions {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { FragsyncError } from '../errors.ts';
+import { DAY_MS } from '../util/calendar-day.ts';
 import type { GovernorLimits } from './types.ts';
 import type { Admission, RefusalReason } from '../domain/calls.ts';
 
@@ -13,8 +14,6 @@ export const PAUSE_WITHOUT_RESET_MS = 60_000;
 
 /** A ticket not settled or released within this time is taken as lost (its process died). */
 export const DEFAULT_TICKET_TTL_MS = 60_000;
-
-export const DAY_MS = 86_400_000;
 
 /** Slack for whole-second headers when checking that a reset lies within a day of the Date. */
 export const DATE_RESET_SLACK_MS = 60_000;

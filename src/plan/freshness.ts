@@ -2,6 +2,7 @@ import type { Config } from '../config/index.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { ClockMark } from '../warehouse/state-types.ts';
 import { serviceClock, type ServiceClock } from './service-clock.ts';
+import { DAY_MS, HOUR_MS } from '../util/calendar-day.ts';
 
 /**
  * When an item's dataset is owed again. Two rules, one question (`owed`), asked by the sync's
@@ -32,9 +33,6 @@ export interface DueRule {
   /** A nightly's before the service's clock is known (nightlyRule with `now` null): no ages. */
   readonly untimed?: true;
 }
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** The policy's maximum age per entity and dataset (hours); absent: never fetched by itself. */
 export function maxAgeHours(

@@ -6,6 +6,7 @@ import { enrichPays, pagesFor, type FragranceNeed } from './cost-model.ts';
 import { nightlyRule, policyRows, type DueRule } from './freshness.ts';
 import { ageMs, compareDue, datasetsOf, dueScore, popularity, type DueItem } from './priority.ts';
 import { serviceClock } from './service-clock.ts';
+import { HOUR_MS } from '../util/calendar-day.ts';
 
 /**
  * What a nightly refreshes and how stale it leaves the warehouse (issue 15, item 6), by the
@@ -34,8 +35,6 @@ export interface NightlyRefresh {
     oldestAgeHours: number | null;
   }[];
 }
-
-const HOUR_MS = 3_600_000;
 
 interface Call {
   dataset: Dataset;

@@ -2,6 +2,7 @@ import type { Config } from '../config/index.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { ItemState, SyncState } from '../warehouse/state-types.ts';
 import type { DueRule } from './freshness.ts';
+import { HOUR_MS } from '../util/calendar-day.ts';
 
 /**
  * The order in which a nightly spends what is left after the walks, the new items and the
@@ -50,8 +51,6 @@ export function compareDue(a: DueItem, b: DueItem): number {
   if (a.entity !== b.entity) return a.entity < b.entity ? -1 : 1;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
-
-const HOUR_MS = 3_600_000;
 
 /**
  * The item's age × popularity over the datasets `due` owes (among `datasets`), or null when

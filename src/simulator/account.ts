@@ -10,10 +10,10 @@
  * of this machine's, so its reset instants are told on its own clock like its Date header
  * (a client converts them with the offset the Date header shows).
  */
+import { DAY_MS } from '../util/calendar-day.ts';
 import { epochDay } from './prng.ts';
 import type { Ledger, LedgerEntry } from './types.ts';
 
-const DAY_MS = 86_400_000;
 export const COMPRESSED_START_MS = Date.UTC(2026, 0, 1, 0, 0, 1);
 
 export class ServiceClock {

@@ -12,6 +12,7 @@ import type { CatalogueData, FragranceRec } from './model.ts';
 import { openHouse } from './new-house.ts';
 import { int, isoDate, mix, mulberry32, round, type Rng } from './prng.ts';
 import type { ChangeModel } from './types.ts';
+import { DAY_MS } from '../util/calendar-day.ts';
 
 /** What a day of churn changes: the catalogue's data, and reviews through its cache. */
 export interface Churnable {
@@ -40,7 +41,7 @@ export function applyChurn(cat: Churnable, ctx: GenContext, day: number, model: 
     }
     return undefined;
   };
-  const year = new Date(day * 86_400_000).getUTCFullYear();
+  const year = new Date(day * DAY_MS).getUTCFullYear();
   const changes: DayChanges = { added: [], removed: [], accordsChanged: [] };
 
   const releases = share(size, model.releaseRate);

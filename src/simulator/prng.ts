@@ -2,6 +2,7 @@
  * Small deterministic helpers: the catalogue must be identical for the same seed on every
  * machine, so nothing here may touch Math.random or the wall clock.
  */
+import { DAY_MS } from '../util/calendar-day.ts';
 
 export type Rng = () => number;
 
@@ -97,8 +98,6 @@ export function fold(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase();
 }
-
-const DAY_MS = 86_400_000;
 
 export function isoDate(epochDay: number): string {
   return new Date(epochDay * DAY_MS).toISOString().slice(0, 10);

@@ -1,3 +1,8 @@
+/** A UTC day in ms, as Date counts it (no leap seconds): the one definition, clocks and day keys alike. */
+export const DAY_MS = 86_400_000;
+/** An hour in ms. */
+export const HOUR_MS = 3_600_000;
+
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
