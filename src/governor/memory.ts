@@ -43,9 +43,11 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   /** Service clock, epoch ms; the local end is this minus the offset plus the jitter. */
   let pauseUntilMs: number | null = null;
   let pauseJitterMs = 0;
-  let offsetMs = 0;
-  /** Whether a response told the offset (a seeded one stands only until then). */
-  let offsetTold = false;
+  /**
+   * Service clock minus local (ms), null until a response tells it or seedSpend seeds the last
+   * run's (which stands only until a response tells it): the same as the Redis governor's.
+   */
+  let offsetMs: number | null = null;
   /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
   const tickets = new Map<string, { cents: number; expiresAtMs: number }>();
   let ticketCents = 0;
@@ -60,7 +62,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   const runs = new Map<string, { cents: number; calls: number }>();
 
   const run = () => runs.get(runId) ?? { cents: 0, calls: 0 };
-  const localPauseEnd = () => (pauseUntilMs === null ? null : pauseUntilMs - offsetMs + pauseJitterMs);
+  const offset = (): number => offsetMs ?? 0;
+  const localPauseEnd = () => (pauseUntilMs === null ? null : pauseUntilMs - offset() + pauseJitterMs);
   const inFlightCents = () => ticketCents;
   const dropTicket = (id: string): boolean => {
     const t = tickets.get(id);
@@ -83,7 +86,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       if (t.expiresAtMs > nowMs) break;
       // The dead process may have sent the request: count it as spent, never exceed a cap.
       dropTicket(id);
-      charge(t.cents, nowMs + offsetMs);
+      charge(t.cents, nowMs + offset());
       expired.set(id, nowMs);
     }
     for (const [id, at] of expired) {
@@ -95,7 +98,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       pauseUntilMs = null;
       pauseJitterMs = 0;
     }
-    if (resetAtMs !== null && nowMs + offsetMs >= resetAtMs) remaining = null;
+    if (resetAtMs !== null && nowMs + offset() >= resetAtMs) remaining = null;
   }
 
   function startPause(untilServiceMs: number): boolean {
@@ -124,7 +127,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
   function admitNow(endpoint: EndpointName, recheckMs: number | null = null): Admission {
     const nowMs = now();
     housekeeping(nowMs);
-    const serviceNowMs = nowMs + offsetMs;
+    const serviceNowMs = nowMs + offset();
     const cost = ENDPOINTS[endpoint].costCents;
     const reserve = reserveFor(limit, limits);
     const cents = inFlightCents();
@@ -143,7 +146,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     }
     const dayCents = limits.maxCentsPerDay === null ? 0 : (days.get(utcDay(serviceNowMs)) ?? 0);
     if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
-      const untilMs = nextUtcMidnightMs(serviceNowMs) - offsetMs;
+      const untilMs = nextUtcMidnightMs(serviceNowMs) - offset();
       budgetReached('day_budget', dayCents, limits.maxCentsPerDay);
       const f = {
         ...refusalFacts(cost, cents, reserve),
@@ -201,9 +204,9 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const nowMs = now();
     const rl = outcome.rateLimit;
     const told = offsetFrom(rl.serverDate?.getTime() ?? null, rl.resetAt?.getTime() ?? null, nowMs);
-    if (told !== null) [offsetMs, offsetTold] = [told, true];
+    if (told !== null) offsetMs = told;
     housekeeping(nowMs);
-    const serviceNowMs = nowMs + offsetMs;
+    const serviceNowMs = nowMs + offset();
 
     const wasInFlight = dropTicket(ticket.id);
     const chargedAtExpiry = !wasInFlight && expired.delete(ticket.id);
@@ -266,7 +269,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     now: { admit: (endpoint) => admitNow(endpoint), settle: settleNow, release: releaseNow },
     async seedSpend(centsToday, dayUtc, clockOffsetMs) {
       checkDay(dayUtc);
-      if (clockOffsetMs !== undefined && !offsetTold) offsetMs = clockOffsetMs;
+      // Until a response tells the offset, as in the Redis governor.
+      if (clockOffsetMs !== undefined) offsetMs ??= Math.round(clockOffsetMs);
       if (centsToday > (days.get(dayUtc) ?? 0)) days.set(dayUtc, centsToday);
     },
     async startRun(id) {
@@ -286,12 +290,12 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
         inFlight: tickets.size,
         inFlightCents: inFlightCents(),
         pausedUntil: end === null ? null : new Date(end),
-        centsToday: days.get(utcDay(nowMs + offsetMs)) ?? 0,
+        centsToday: days.get(utcDay(nowMs + offset())) ?? 0,
         centsThisRun: run().cents,
         callsThisRun: run().calls,
         maxCentsPerRun: limits.maxCentsPerRun,
         maxCentsPerDay: limits.maxCentsPerDay,
-        clockOffsetMs: offsetMs,
+        clockOffsetMs: offset(),
       };
     },
     async pausedUntil() {
