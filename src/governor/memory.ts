@@ -14,7 +14,7 @@ import {
 } from './policy.ts';
 import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
 import { DAY_MS } from '../util/calendar-day.ts';
-import type { Admission, CallOutcome, CallTicket } from '../domain/calls.ts';
+import type { Admission, CallOutcome, CallTicket, RefusalReason } from '../domain/calls.ts';
 
 export interface MemoryGovernorOptions {
   now?: () => number;
@@ -116,12 +116,29 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     return resetAtMs;
   }
 
-  function refusalFacts(cost: number, cents: number, reserve: number) {
-    return { costCents: cost, inFlightCents: cents, inFlight: tickets.size, remaining, reserve };
-  }
-
-  function refusalBase(cost: number, cents: number, reserve: number, spentCents: number) {
-    return { ...refusalFacts(cost, cents, reserve), spentCents, capCents: null };
+  /**
+   * A refusal of a `cost`-cent call and the facts it is worded by, built only when refusing:
+   * admission runs once per request (by a function made once, not closures per admission:
+   * tsx names every closure it makes).
+   */
+  function refuse(
+    reason: RefusalReason,
+    cost: number,
+    untilMs: number | null,
+    spentCents = run().cents,
+    capCents: number | null = null,
+  ): Admission {
+    return refusal({
+      reason,
+      untilMs,
+      costCents: cost,
+      spentCents,
+      capCents,
+      inFlight: tickets.size,
+      inFlightCents: ticketCents,
+      remaining,
+      reserve: reserveFor(limit, limits),
+    });
   }
 
   function admitNow(endpoint: EndpointName, recheckMs: number | null = null): Admission {
@@ -131,62 +148,33 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const cost = ENDPOINTS[endpoint].costCents;
     const reserve = reserveFor(limit, limits);
     const cents = inFlightCents();
-    // The refusal's facts are built only when refusing: admission runs once per request (by
-    // functions made once, not closures per admission: tsx names every closure it makes).
     const runCents = run().cents;
     if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
-      const f = {
-        ...refusalFacts(cost, cents, reserve),
-        reason: 'run_budget' as const,
-        untilMs: null,
-        spentCents: runCents,
-      };
       budgetReached('run_budget', runCents, limits.maxCentsPerRun);
-      return refusal({ ...f, capCents: limits.maxCentsPerRun });
+      return refuse('run_budget', cost, null, runCents, limits.maxCentsPerRun);
     }
     const dayCents = limits.maxCentsPerDay === null ? 0 : (days.get(utcDay(serviceNowMs)) ?? 0);
     if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
-      const untilMs = nextUtcMidnightMs(serviceNowMs) - offset();
       budgetReached('day_budget', dayCents, limits.maxCentsPerDay);
-      const f = {
-        ...refusalFacts(cost, cents, reserve),
-        reason: 'day_budget' as const,
-        untilMs,
-        spentCents: dayCents,
-      };
-      return refusal({ ...f, capCents: limits.maxCentsPerDay });
+      const untilMs = nextUtcMidnightMs(serviceNowMs) - offset();
+      return refuse('day_budget', cost, untilMs, dayCents, limits.maxCentsPerDay);
     }
     if (recheckMs !== null) {
       // A recheck: one call at a time, at most one per interval, and only during a pause.
-      if (pauseUntilMs === null)
-        return refusal({ ...refusalBase(cost, cents, reserve, runCents), reason: 'busy', untilMs: null });
+      if (pauseUntilMs === null) return refuse('busy', cost, null);
       const due = Math.max(probeAtMs + recheckMs, nowMs);
       if ((probeTicket !== null && tickets.has(probeTicket)) || due > nowMs)
-        return refusal({
-          ...refusalBase(cost, cents, reserve, runCents),
-          reason: 'paused',
-          untilMs: Math.min(due, localPauseEnd() ?? due),
-        });
+        return refuse('paused', cost, Math.min(due, localPauseEnd() ?? due));
       probeAtMs = nowMs;
       return issue(endpoint, cost, nowMs, true);
     }
-    if (pauseUntilMs !== null)
-      return refusal({
-        ...refusalBase(cost, cents, reserve, runCents),
-        reason: 'paused',
-        untilMs: localPauseEnd(),
-      });
+    if (pauseUntilMs !== null) return refuse('paused', cost, localPauseEnd());
     if (remaining !== null && remaining <= reserve) {
       startPause(pauseTarget(serviceNowMs));
-      return refusal({
-        ...refusalBase(cost, cents, reserve, runCents),
-        reason: 'paused',
-        untilMs: localPauseEnd(),
-      });
+      return refuse('paused', cost, localPauseEnd());
     }
     const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
-    if (headroom <= 0)
-      return refusal({ ...refusalBase(cost, cents, reserve, runCents), reason: 'busy', untilMs: null });
+    if (headroom <= 0) return refuse('busy', cost, null);
 
     return issue(endpoint, cost, nowMs, false);
   }
