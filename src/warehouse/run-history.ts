@@ -26,6 +26,8 @@ export const RUN_CENTS_SQL = fromLedger('coalesce(sum(a.cost_cents), 0)', 'cost_
  */
 const FOUND_DEAD = `(sync_runs.status = 'interrupted' AND EXISTS (SELECT 1 FROM sync_runs n
     WHERE n.started_at = sync_runs.finished_at AND n.run_id <> sync_runs.run_id))`;
+/** sync_runs with `found_dead`, the subquery run once per row for the columns that ask it. */
+const RUNS = `(SELECT *, ${FOUND_DEAD} AS found_dead FROM sync_runs) sync_runs`;
 
 /** sync_runs's columns beyond the contract's, in table order. */
 export async function extraRunColumns(wh: Pick<WarehouseHandle, 'query'>): Promise<string[]> {
@@ -54,10 +56,10 @@ export function runHistorySql(opts: {
   const duration = `to_seconds(round(epoch(coalesce(finished_at, now()) - started_at)))`;
   return `SELECT run_id,
   strftime(started_at, '%Y-%m-%d %H:%M:%S') AS started_utc,
-  CASE WHEN ${FOUND_DEAD} THEN 'unknown: found dead ' || strftime(finished_at, '%Y-%m-%d %H:%M:%S')
+  CASE WHEN found_dead THEN 'unknown: found dead ' || strftime(finished_at, '%Y-%m-%d %H:%M:%S')
     ELSE strftime(finished_at, '%Y-%m-%d %H:%M:%S') END AS ended_utc,
-  CASE WHEN ${FOUND_DEAD} THEN NULL ELSE CAST(${duration} AS VARCHAR) END AS duration${mode},
+  CASE WHEN found_dead THEN NULL ELSE CAST(${duration} AS VARCHAR) END AS duration${mode},
   status AS cause${exit}, ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cents${more}
-FROM sync_runs${own ? '' : ' LEFT JOIN sync_run_modes m USING (run_id)'}
+FROM ${RUNS}${own ? '' : ' LEFT JOIN sync_run_modes m USING (run_id)'}
 ORDER BY started_at DESC, run_id DESC${opts.limit === null ? '' : ` LIMIT ${opts.limit}`}`;
 }
