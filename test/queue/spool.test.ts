@@ -9,6 +9,7 @@ import { CallSpool } from '../../src/queue/spool.ts';
 import type { JobOutcome } from '../../src/queue/types.ts';
 import { job, PRIORITY } from '../../jobs/job-id.ts';
 import { unansweredRow, type ApiCallItem } from '../../src/domain/calls.ts';
+import { readCalls } from '../../src/warehouse/sent-calls.ts';
 import { connect, deletePrefix, spawnChild } from '../governor/redis-helpers.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { answeredCall as answer, sentCall } from '../warehouse/fixtures.ts';
@@ -141,11 +142,14 @@ describe('CallSpool', () => {
     expect(made).toEqual([]);
     await spool.check();
     expect(resent).toHaveLength(2);
-    // Taken this time: nothing is kept.
+    // Taken this time: nothing more is reported, and of the rows only c2's is kept (its job
+    // has not reported yet), so a process that takes this spool over reports c2 alone.
     await redis.del(jobKey('j1'), jobKey('j3'));
     await spool.check();
     await spool.check();
-    expect((await readdir(dir)).length).toBe(1); // the open segment: c2 is not reported yet
+    expect([made, resent.length]).toEqual([[], 2]);
     await spool.close(0);
+    const kept = readCalls((await readdir(dir)).map((f) => join(dir, f)));
+    expect([...kept.answered.values()]).toEqual([{ runId: 'run-a', call: answer('c2', 200) }]);
   });
 });
