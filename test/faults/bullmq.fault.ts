@@ -37,10 +37,12 @@ const PROCESSES = 3;
 const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Prints a scenario's repeats beside its bound and holds them to it (never below 0). */
+/**
+ * Prints a scenario's repeats beside its bound and holds them to it. No floor: the mirror is
+ * checked exact before, so the run bought at least what the clean one did.
+ */
 function expectRepeats(report: string, dup: number, bound: number): void {
   console.log(`[faults] ${report}`);
-  expect(dup).toBeGreaterThanOrEqual(0);
   expect(dup).toBeLessThanOrEqual(bound);
 }
 
