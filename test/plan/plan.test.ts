@@ -99,14 +99,15 @@ describe('buildPlan', () => {
     expect(plan.kind).toBe('fullCycle');
     const n = 130; // 120 known + 10 announced by the list walk
     expect(plan.undiscoveredFragrances).toBe(10);
+    // Every page again (a full sync repairs): 40 totals of 5 (1 page), 80 of 130 (3 pages),
+    // and one page for each of the 10 whose total is unknown.
+    const reviewPages = 40 + 80 * 3 + 10;
     expect(callsOf(plan)).toEqual({
       listFragrances: 3,
       getFragrance: n,
       getSimilar: n,
       getWearingStats: n,
-      // Every page again (a full sync repairs): 40 totals of 5 (1 page), 80 of 130 (3 pages),
-      // and one page for each of the 10 whose total is unknown.
-      getReviews: 40 + 80 * 3 + 10,
+      getReviews: reviewPages,
       getBrand: 3,
       getBrandFragrances: 4,
       getPerfumer: 4,
@@ -116,7 +117,8 @@ describe('buildPlan', () => {
       listCharts: 1,
       getChart: 3,
     });
-    expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2) + 290 + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
+    // The spec's prices: every call above 1 cent, but similar and wearing stats 2 each.
+    expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2) + reviewPages + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
   });
 
   it('counts only the work still owed in an open cycle', () => {
