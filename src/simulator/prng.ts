@@ -99,8 +99,18 @@ export function fold(text: string): string {
     .toLowerCase();
 }
 
+/**
+ * Formatted once per day: a review page formats a date per review, and the days a catalogue's
+ * reviews span are a few thousand (bounded all the same).
+ */
+const isoDates = new Map<number, string>();
 export function isoDate(epochDay: number): string {
-  return new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+  let text = isoDates.get(epochDay);
+  if (text === undefined) {
+    text = new Date(epochDay * DAY_MS).toISOString().slice(0, 10);
+    if (isoDates.size < 100_000) isoDates.set(epochDay, text);
+  }
+  return text;
 }
 
 export function epochDay(ms: number): number {

@@ -39,6 +39,7 @@ export interface ServerState {
 }
 
 const MAX_BODY_BYTES = 1_000_000;
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -59,8 +60,42 @@ export function commonHeaders(state: ServerState): Record<string, string> {
     'X-RateLimit-Limit': String(state.account.limit),
     'X-RateLimit-Remaining': String(state.account.remaining),
     'X-RateLimit-Reset': String(state.clock.resetEpochSeconds()),
-    Date: new Date(state.clock.nowMs()).toUTCString(),
+    Date: httpDate(state.clock.nowMs()),
   };
+}
+
+/**
+ * The same headers as a flat [name, value, ...] list, the form writeHead takes without
+ * copying an object's keys: the /v1 answers' path, which the benchmarks pay for on the cores
+ * the sync runs on. Same names, order and values as commonHeaders.
+ */
+function headerList(state: ServerState, contentType: string, length: number): string[] {
+  return [
+    'X-RateLimit-Limit',
+    String(state.account.limit),
+    'X-RateLimit-Remaining',
+    String(state.account.remaining),
+    'X-RateLimit-Reset',
+    String(state.clock.resetEpochSeconds()),
+    'Date',
+    httpDate(state.clock.nowMs()),
+    'Content-Type',
+    contentType,
+    'Content-Length',
+    String(length),
+  ];
+}
+
+/** The Date header shows whole seconds: one formatting per second of the service clock. */
+let dateSecond = NaN;
+let dateText = '';
+function httpDate(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(ms).toUTCString();
+  }
+  return dateText;
 }
 
 function withExtras(value: unknown, revision: number): unknown {
@@ -80,18 +115,15 @@ function sendJson(
   payload: unknown,
   truncate = false,
 ): void {
-  const body = Buffer.from(
-    JSON.stringify(state.variant.extraFields ? withExtras(payload, state.cat.version) : payload),
-  );
-  res.writeHead(status, {
-    ...commonHeaders(state),
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(body.length),
-  });
+  const text = JSON.stringify(state.variant.extraFields ? withExtras(payload, state.cat.version) : payload);
   if (!truncate) {
-    res.end(body);
+    // A string goes out with the headers in one write (no Buffer copy, no writev).
+    res.writeHead(status, headerList(state, JSON_TYPE, Buffer.byteLength(text)));
+    res.end(text);
     return;
   }
+  const body = Buffer.from(text);
+  res.writeHead(status, headerList(state, JSON_TYPE, body.length));
   // Headers promise the full length; the connection dies half-way through the body.
   res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
 }
@@ -107,13 +139,9 @@ function sendError(
     sendJson(state, res, status, { error: { code, message } });
     return;
   }
-  const body = Buffer.from(`${code}: ${message}`);
-  res.writeHead(status, {
-    ...commonHeaders(state),
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': String(body.length),
-  });
-  res.end(body);
+  const text = `${code}: ${message}`;
+  res.writeHead(status, headerList(state, 'text/plain; charset=utf-8', Buffer.byteLength(text)));
+  res.end(text);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -210,12 +238,14 @@ export async function handleV1(
   }
   account.bill(price);
   ledger.record(template, 200, price);
-  const line = `${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`;
-  state.paid?.push(line);
-  if (state.drainAfter?.match(line)) {
-    if (state.drainAfter.what === 'quota') account.remaining = 0;
-    else account.balanceCents = 0;
-    state.drainAfter = null;
+  if (state.paid || state.drainAfter) {
+    const line = `${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`;
+    state.paid?.push(line);
+    if (state.drainAfter?.match(line)) {
+      if (state.drainAfter.what === 'quota') account.remaining = 0;
+      else account.balanceCents = 0;
+      state.drainAfter = null;
+    }
   }
   const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;
   sendJson(state, res, 200, payload, truncate);

@@ -103,9 +103,9 @@ export function computeSimilar(
       }
     }
   }
-  const sorted = keys.subarray(0, count).sort();
+  const n = Math.min(50, anchor.similarTarget, count);
+  const sorted = smallest(keys, count, n);
   const out: SimilarEntry[] = [];
-  const n = Math.min(50, anchor.similarTarget, sorted.length);
   for (let i = 0; i < n; i++) {
     const key = sorted[i] as number;
     const f = data.fragrances[key % IDX_SPACE] as FragranceRec;
@@ -113,4 +113,27 @@ export function computeSimilar(
     out.push({ id: f.id, name: f.name, brand: brandName(f), similarityScore: score });
   }
   return out;
+}
+
+/**
+ * The n smallest of keys[0, count), ascending: what sorting them all and taking the first n
+ * gives (keys are distinct: each holds its fragrance's index), for a fraction of the cost. A
+ * typed-array sort of the 1,200 candidates took about 100 us of a request's 0.2 ms; keeping
+ * the best n (at most 50) in order as the candidates pass touches few of them.
+ */
+function smallest(keys: Float64Array, count: number, n: number): Float64Array {
+  const best = new Float64Array(n);
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const key = keys[i] as number;
+    if (size === n && key >= (best[n - 1] as number)) continue;
+    // Insertion from the end: the new key moves up past the larger ones (the last falls off when full).
+    let j = size < n ? size++ : n - 1;
+    while (j > 0 && (best[j - 1] as number) > key) {
+      best[j] = best[j - 1] as number;
+      j--;
+    }
+    best[j] = key;
+  }
+  return best;
 }
