@@ -290,7 +290,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const url = first.replace(/^listening on /, '');
   const dir = await mkdtemp(join(tmpdir(), 'fragsync-ref-'));
   try {
+    const simCpu0 = child.pid === undefined ? null : processCpuS(child.pid);
     const r = await runReference({ url, key, dbPath: join(dir, 'ref.duckdb'), concurrency });
+    const simCpu1 = child.pid === undefined ? null : processCpuS(child.pid);
     const ledger = (await (await fetch(`${url}/_sim/ledger`)).json()) as { calls: number };
     const atService = (await (await fetch(`${url}/_sim/in-flight`)).json()) as { requestMs: number };
     console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}`);
@@ -311,6 +313,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     );
     const simCpu = child.pid === undefined ? null : processCpuS(child.pid);
     if (simCpu !== null) console.log(`service CPU: ${simCpu.toFixed(1)} s`);
+    // The service's CPU over the run alone (not its catalogue generation), per call.
+    if (simCpu0 !== null && simCpu1 !== null)
+      console.log(
+        `service CPU over the run: ${(simCpu1 - simCpu0).toFixed(1)} s = ${(((simCpu1 - simCpu0) * 1000) / r.calls).toFixed(3)} ms/call`,
+      );
     console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
   } finally {
     child.kill('SIGTERM');

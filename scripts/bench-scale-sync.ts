@@ -4,13 +4,14 @@
  * the warehouse file argv[3], with FRAGSYNC_API_KEY from the environment. Its last stdout
  * line is one JSON document: the summary's figures (requests in flight among them), the wall
  * time and CPU seconds of the run (all threads of this process, from just before runSync to
- * its end) and the process's peak RSS. The parent started it with the Node flags it measures (npm run fragsync's).
+ * its end), the process's peak RSS and how long each step of the run took (stage-marks.ts). The parent started it with the Node flags it measures (npm run fragsync's).
  */
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.ts';
 import { runSync } from '../src/sync/coordinator.ts';
 import { createRuntime } from '../src/sync/runtime.ts';
+import { stageTimes } from '../src/sync/stage-marks.ts';
 
 const [url, db] = process.argv.slice(2);
 if (!url || !db) throw new Error('usage: bench-scale-sync.ts <base-url> <db>');
@@ -38,6 +39,7 @@ console.log(
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     fetchingThreadCpuS: main0 === null || main1 === null ? null : main1 - main0,
     inFlight: summary.inFlight,
+    stages: stageTimes(),
   }),
 );
 

@@ -30,6 +30,7 @@ import { loadConfig } from '../src/config/index.ts';
 import type { TableDigest } from '../src/util/row-digest.ts';
 import { warehouseDigest } from '../test/helpers/ground-truth.ts';
 import { builtFile } from '../bin/built.mjs';
+import { processCpuS } from './proc-cpu.ts';
 
 const SIZES = (process.env.BENCH_SIZES ?? '20000,120000').split(',').map(Number);
 const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20').split(',').map(Number);
@@ -76,6 +77,10 @@ interface SyncFigures {
   inexact: string[];
   /** Requests in flight over the fetch stage (src/api/occupancy.ts). */
   inFlight: OccupancyFigures | null;
+  /** Each step of the run and its milliseconds (src/sync/stage-marks.ts). */
+  stages: { step: string; ms: number }[];
+  /** CPU seconds of the simulator's process while the sync ran (its catalogue generation before excluded), or null without /proc. */
+  serviceCpuS: number | null;
 }
 interface RefFigures {
   calls: number;
@@ -85,15 +90,23 @@ interface RefFigures {
   occupancy: number;
   underShare: number;
   serviceOccupancy: number;
+  serviceCpuS: number | null;
 }
 
-async function startSim(fragrances: number, latencyMs: number): Promise<{ url: string; stop(): void }> {
+async function startSim(
+  fragrances: number,
+  latencyMs: number,
+): Promise<{ url: string; cpuS(): number | null; stop(): void }> {
   const args = ['sim', '--fragrances', String(fragrances), '--keys', KEY, '--latency-ms', String(latencyMs)];
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const first = await new Promise<string>((resolve) =>
     createInterface({ input: child.stdout! }).once('line', resolve),
   );
-  return { url: first.replace(/^listening on /, ''), stop: () => child.kill('SIGTERM') };
+  return {
+    url: first.replace(/^listening on /, ''),
+    cpuS: () => (child.pid === undefined ? null : processCpuS(child.pid)),
+    stop: () => child.kill('SIGTERM'),
+  };
 }
 
 /** Resident set of a live process in MiB (VmRSS), or null once it is gone. */
@@ -110,6 +123,7 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
   const dir = await mkdtemp(join(tmpdir(), 'fragsync-scale-'));
   const sim = await startSim(size, latencyMs);
   try {
+    const simCpu0 = sim.cpuS();
     const child = spawn(
       process.execPath,
       [...SYNC_NODE_FLAGS, ...SYNC_SCRIPT, sim.url, join(dir, 'bench.duckdb')],
@@ -136,6 +150,7 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
       : null;
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     if (trace) clearInterval(trace);
+    const simCpu1 = sim.cpuS();
     const last = out.trim().split('\n').at(-1) ?? '';
     if (code !== 0 || !last.startsWith('{')) throw new Error(`sync failed (exit ${code}):\n${out}`);
     // The sync's own figures first: a check that fails after a long run must not lose them.
@@ -146,10 +161,14 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
       `the check itself failed (${err instanceof Error ? err.message : String(err)})`,
     ]);
     return {
-      ...(JSON.parse(last) as Omit<SyncFigures, 'ledgerCalls' | 'serviceRequestMs' | 'inexact'>),
+      ...(JSON.parse(last) as Omit<
+        SyncFigures,
+        'ledgerCalls' | 'serviceRequestMs' | 'inexact' | 'serviceCpuS'
+      >),
       ledgerCalls: ledger.calls,
       serviceRequestMs: atService.requestMs,
       inexact,
+      serviceCpuS: simCpu0 === null || simCpu1 === null ? null : simCpu1 - simCpu0,
     };
   } finally {
     sim.stop();
@@ -195,6 +214,9 @@ async function runReference(fragrances: number, latencyMs: number): Promise<RefF
     occupancy: num(/^in flight: .*occupancy ([\d.]+)/m),
     underShare: num(/^in flight: .* for ([\d.]+) of the time/m),
     serviceOccupancy: num(/^at the service: .*occupancy ([\d.]+)/m),
+    serviceCpuS: /^service CPU over the run: ([\d.]+) s/m.exec(out)
+      ? num(/^service CPU over the run: ([\d.]+) s/m)
+      : null,
   };
 }
 
@@ -246,6 +268,14 @@ for (const latencyMs of LATENCIES) {
     console.log(
       `  cost ratio ${f.costRatio?.toFixed(3) ?? '-'}                 target 1.000: ${ok(f.costRatio !== null && f.costRatio.toFixed(3) === '1.000' && f.calls === f.ledgerCalls)}`,
     );
+    if (f.serviceCpuS !== null)
+      console.log(
+        `  the simulator's CPU over the sync ${f.serviceCpuS.toFixed(1)} s = ${msPerCall(f.serviceCpuS, f.calls).toFixed(3)} ms/call (a remote service's, yet here it shares the cores)` +
+          (ref?.serviceCpuS != null
+            ? ` (reference run: ${msPerCall(ref.serviceCpuS, ref.calls).toFixed(3)} ms/call)`
+            : ''),
+      );
+    printStages(f.stages, f.wallS);
     if (f.inFlight) printOccupancy(f.inFlight, f, rate, latencyMs, ref);
     if (latencyMs > 0) {
       const bound = (f.concurrency * 1000) / latencyMs;
@@ -260,6 +290,16 @@ for (const latencyMs of LATENCIES) {
         `reference mirror: ${n0(ref.calls)} calls in ${ref.wallS.toFixed(1)} s = ${n0(ref.calls / ref.wallS)} calls/s, CPU ${ref.cpuS.toFixed(1)} s, peak RSS ${n0(ref.peakRssMiB)} MiB`,
       );
   }
+}
+
+/** The run outside the fetch, step by step: the whole-run latency target pays for it too. */
+function printStages(stages: SyncFigures['stages'], wallS: number): void {
+  const outside = stages.filter((s) => s.step !== 'fetch');
+  const sum = outside.reduce((t, s) => t + s.ms, 0);
+  console.log(
+    `  outside the fetch ${(sum / 1000).toFixed(2)} s (${((sum / 1000 / wallS) * 100).toFixed(1)}% of the run): ` +
+      outside.map((s) => `${s.step} ${(s.ms / 1000).toFixed(2)}`).join(', '),
+  );
 }
 
 /**

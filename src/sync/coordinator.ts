@@ -7,6 +7,7 @@ import { openRun, planRun } from './open-run.ts';
 import { clientFromConfig } from './client.ts';
 import type { SyncSummary } from './summary.ts';
 import type { SyncDeps } from './types.ts';
+import { clearStageMarks, stageMark } from './stage-marks.ts';
 
 /**
  * `fragsync sync`, as four stages with typed values between them (src/sync/types.ts):
@@ -20,12 +21,14 @@ import type { SyncDeps } from './types.ts';
  */
 export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
   const { config } = deps;
+  clearStageMarks();
   const run = await openRun(deps);
   let client: FragranceClient | null = null;
   let driver: QueueDriver | null = null;
   /** Whether the run already failed: a failure to close must not hide why. */
   let failed = false;
   try {
+    stageMark('plan');
     const frontier = await planRun(run, config);
     let fetch: FetchStage | null = null;
     const load = new LoadStage(run.warehouse, config.dbPath, run.runId, {
@@ -47,15 +50,20 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
       onSent: (call) => load.sent(call),
       log: run.log,
     });
+    stageMark('start the driver');
     driver = await deps.makeDriver(fetch.driverContext(client, deps.governor));
+    stageMark('fetch');
     const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt);
     return await finishRun(run, { config, fetched, frontier, load, driver });
   } catch (err) {
     failed = true;
     throw err;
   } finally {
+    stageMark('close: driver');
     await driver?.close();
+    stageMark('close: client');
     await client?.close();
+    stageMark('close: warehouse');
     // Closing checkpoints the file (Warehouse.close): no room for it is an error of its own
     // when the run went well, and only a log line when the run already failed on something.
     await run.warehouse
@@ -64,6 +72,9 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
         if (!failed) throw err;
         run.log.warn({ err }, 'closing the warehouse failed too');
       })
-      .finally(() => run.writer?.release());
+      .finally(() => {
+        run.writer?.release();
+        stageMark('end');
+      });
   }
 }

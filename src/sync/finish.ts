@@ -7,6 +7,7 @@ import type { Frontier } from './frontier.ts';
 import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 import type { OpenRun } from './types.ts';
+import { stageMark } from './stage-marks.ts';
 
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
@@ -62,6 +63,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     await load.close().catch(() => undefined);
     throw fetched.writeFailure;
   }
+  stageMark('finish: last batches');
   const status = runStatus(fetched, driver.pausedUntil(), config.quota.wait);
   if (status === 'completed') {
     const removals = listRemovals(frontier, fetched.listed);
@@ -70,10 +72,14 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   await driver.settle?.();
   await load.close();
   const { warehouse } = run;
+  stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
-  if (status === 'completed' && config.export.parquetDir)
+  if (status === 'completed' && config.export.parquetDir) {
+    stageMark('finish: Parquet');
     await warehouse.exportParquet(config.export.parquetDir);
+  }
+  stageMark('finish: summary');
 
   return await summarize(warehouse, {
     runId: run.runId,

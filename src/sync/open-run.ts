@@ -13,6 +13,7 @@ import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
 import { LoadStage } from './load-stage.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
+import { stageMark } from './stage-marks.ts';
 
 /**
  * The open stage: everything a run does before it may send a request. The service address
@@ -24,6 +25,7 @@ import type { OpenRun, SyncDeps } from './types.ts';
 export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'>): Promise<OpenRun> {
   const { config, governor } = deps;
   requireService(config);
+  stageMark('open: warehouse');
   const started = new Date();
   const runId = newRunId(started);
   const log = deps.log.child({ runId });
@@ -43,7 +45,9 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
   let mode: SyncMode = 'full';
   let state: SyncState;
   try {
+    stageMark('open: journal replay');
     await LoadStage.recover(warehouse, config.dbPath, log);
+    stageMark('open: run rows and baseline');
     for (const r of await warehouse.query<{ run_id: string }>(
       "SELECT run_id FROM sync_runs WHERE status = 'running'",
     )) {
@@ -54,6 +58,7 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
     // Before this run writes anything (a killed run's journal was replayed above: its rows
     // are that run's), so the summary can say what this run added, changed and removed.
     await takeBaseline(warehouse);
+    stageMark('open: run row and spend');
     mode = await runMode(warehouse, config);
     await warehouse.startRun(runId, started, { mode, policy: policyRows(config) });
     await governor.startRun(runId);
