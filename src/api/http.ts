@@ -139,7 +139,10 @@ export class Transport {
 
   /** `Bearer <key>`, made once per key rather than per request. */
   private authorization(apiKey: string): string {
-    if (apiKey !== this.lastKey) [this.lastKey, this.lastAuthorization] = [apiKey, `Bearer ${apiKey}`];
+    if (apiKey !== this.lastKey) {
+      this.lastKey = apiKey;
+      this.lastAuthorization = `Bearer ${apiKey}`;
+    }
     return this.lastAuthorization;
   }
 

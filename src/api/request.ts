@@ -66,6 +66,18 @@ const CALL_PREFIX = randomUUID().slice(0, 8);
 let callSeq = 0;
 const nextCallId = (): string => `${CALL_PREFIX}-${++callSeq}`;
 
+let lastIsoMs = NaN;
+let lastIso = '';
+
+/** `ms` as an ISO string, made once per millisecond: requests leave in bursts of one turn. */
+function isoAt(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 /** Full-jitter exponential backoff: uniform in [0, min(max, base * 2^attempt)]. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
   return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** attempt));
@@ -87,14 +99,14 @@ export async function performCall<T>(
     // Without a promise when nothing has to wait (the in-process governor, a free slot).
     const { ticket, release } =
       admittedNow(deps, spec.endpoint) ?? (await admitted(deps, spec.endpoint, before));
-    let startedAt: Date;
+    let startedAt: number;
     /** startedAt as the journal and the ledger write it: made once per attempt, for both. */
     let at: string;
     let callId: string | undefined;
     let r: AttemptResult;
     try {
-      startedAt = new Date();
-      const sentAt = (at = startedAt.toISOString());
+      startedAt = Date.now();
+      const sentAt = (at = isoAt(startedAt));
       const onSent = deps.onSent;
       const id = (callId = onSent ? nextCallId() : undefined);
       const meter = deps.slots?.meter;
@@ -170,7 +182,7 @@ export async function performCall<T>(
             attempt,
             remaining: rateLimit.remaining,
             reset: rateLimit.resetAt?.toISOString() ?? null,
-            ms: Date.now() - startedAt.getTime(),
+            ms: Date.now() - startedAt,
           },
           'api call',
         );

@@ -5,6 +5,8 @@ import { Transport } from '../../src/api/http.ts';
 
 /** Answers as raw HTTP/1.1, so headers may repeat and change case, and a body may break off. */
 let server: Server;
+let seeSlow: () => void;
+const slowSeen = new Promise<void>((resolve) => (seeSlow = resolve));
 let transport: Transport;
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -20,6 +22,7 @@ beforeAll(async () => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"a":');
       setTimeout(() => socket.destroy(), 20);
     } else if (req.url === '/slow') {
+      seeSlow();
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"a":');
     } else {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
@@ -62,10 +65,14 @@ test('a body that breaks off is bodyFailed with its status; an abort mid-body to
   expect(await get('/cut')).toMatchObject({ kind: 'bodyFailed', status: 200 });
   const stop = new AbortController();
   const pending = get('/slow', stop.signal);
-  setTimeout(() => stop.abort(new Error('stop')), 50);
+  await slowSeen;
+  setTimeout(() => stop.abort(new Error('stop')), 100);
   const r = await pending;
-  expect(r).toMatchObject({ kind: 'bodyFailed', status: 200 });
-  if (r.kind === 'bodyFailed') expect((r.error as Error).message).toBe('stop');
+  // Aborted with its reason, not left to the body timeout (2 s); on a machine too loaded to
+  // read the headers within 100 ms it ends as noResponse, with the same reason.
+  expect(['bodyFailed', 'noResponse']).toContain(r.kind);
+  if (r.kind === 'bodyFailed') expect(r.status).toBe(200);
+  if (r.kind === 'bodyFailed' || r.kind === 'noResponse') expect((r.error as Error).message).toBe('stop');
 });
 
 test('a request aborted before it is sent never leaves as a response', async () => {
