@@ -53,12 +53,22 @@ export function formatPlan(plan: Plan): string {
     out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);
   }
   out.push(quotaLine(plan), runLine(plan), dayLine(plan));
-  if (plan.nightly) out.push('', clockLine(plan.clock), ...nightlyLines(plan.nightly));
+  if (plan.nightly) out.push('', clockLine(plan.clock), ...CLOCK_UNSEEN, ...nightlyLines(plan.nightly));
   if (plan.daysAtLimit !== null && plan.daysAtLimit > 1) {
     out.push(`at the full daily allowance this takes about ${plan.daysAtLimit} days`);
   }
   return out.join('\n');
 }
+
+/**
+ * What the clock line cannot say: the service's clock may have moved since (a simulator's day
+ * jump moves it a day, and a plan run right after one said "0 of 150 older"), and only an
+ * answer would show it.
+ */
+const CLOCK_UNSEEN = [
+  "  (the plan sends no request, so it cannot see the service's clock move since: after a jump such",
+  '  as `fragsync sim advance-day`, the sync judges ages by the new day and may find more due)',
+];
 
 /** Which clock the ages below are on: the plan sends no request, so the one last seen. */
 function clockLine(clock: Plan['clock']): string {

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'vitest';
+import { formatPlan } from '../../src/plan/format.ts';
 import { nightlyRule } from '../../src/plan/freshness.ts';
+import { buildPlan } from '../../src/plan/plan.ts';
 import { serviceClock } from '../../src/plan/service-clock.ts';
+import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import { testConfig } from '../helpers/sync.ts';
 
 const DAY = 86_400_000;
@@ -30,5 +33,20 @@ describe('serviceClock', () => {
     expect(rule.ageMs?.('2030-01-02T01:00:00.000Z')).toBe(3_600_000);
     // What run a fetched (offset 0) is a day and more old on the service's clock: due.
     expect(rule.owed('fragrance', 'profile', 'f1', '2030-01-01T06:00:00.000Z')).toBe(true);
+  });
+
+  test("a nightly's plan says it cannot see the service's clock move (no request)", () => {
+    // After a full sync the nightly's lists are sized: the plan is the nightly's.
+    const state = emptySyncState();
+    state.lastCompletedRun = 'run-1';
+    const at = '2030-01-01T00:00:00.000Z';
+    for (const walk of ['fragrances@1', 'notes@1', 'accords', 'charts'])
+      state.walks.push({ walk, page: 1, total: 0, done: true, at });
+    const config = testConfig({ baseUrl: 'http://127.0.0.1:1', dbPath: '/tmp/x.duckdb' });
+    const text = formatPlan(buildPlan(state, config, null));
+    expect(text).toContain("cannot see the service's clock move since");
+    expect(text).toContain('the sync judges ages by the new day and may find more due');
+    // A full cycle judges no ages: nothing to say there.
+    expect(formatPlan(buildPlan(state, { ...config, full: true }, null))).not.toContain('cannot see');
   });
 });
