@@ -80,13 +80,18 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
 };
 
 /**
- * What a code means for one command where the general line would mislead: `fragsync sim` is
- * a service, which ends when it is told to (a signal), and whose setup is an address.
+ * What a code means for one command where the general line would mislead: `fragsync sim` and
+ * `dashboard` are services, which end when they are told to (a signal), and whose setup is an
+ * address.
  */
 export const EXIT_MEANING_OF: Readonly<Record<string, Partial<Record<ExitCode, string>>>> = {
   sim: {
     0: 'stopped by SIGINT or SIGTERM, the way it ends',
     2: 'bad input or setup: a flag, or an address it cannot listen on (port in use, not allowed)',
+  },
+  dashboard: {
+    0: 'stopped by SIGINT or SIGTERM, the way it ends',
+    2: 'bad input or setup: a flag, unreachable Redis, or an address it cannot listen on (port in use)',
   },
 };
 

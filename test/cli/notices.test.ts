@@ -83,3 +83,25 @@ describe('dashboard on every interface', () => {
     expect(await dashboardStderr(auth)).toBe('');
   });
 });
+
+describe('dashboard on a port in use', () => {
+  it('one line naming the address and why, exit 2, as sim says it', async () => {
+    const busy = await startSimulator({ fragrances: 5 });
+    try {
+      const args = ['dashboard', '--redis', inject('redisUrl'), '--db', join(dir.path, 'd.duckdb')];
+      const r = await fragsync([
+        ...args,
+        '--queue-prefix',
+        uniquePrefix('busy'),
+        '--port',
+        String(busy.port),
+      ]);
+      expect(r.code).toBe(EXIT.badInput);
+      expect(said(r)).toEqual([
+        `fragsync dashboard: cannot listen on 127.0.0.1:${busy.port}: the port is in use (--host, --port)`,
+      ]);
+    } finally {
+      await busy.close();
+    }
+  });
+});

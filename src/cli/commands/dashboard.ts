@@ -2,6 +2,7 @@ import { startDashboard, BOARD_PATH } from '../../dashboard/server.ts';
 import { ConfigError } from '../../errors.ts';
 import { connectRedis, governorLimits } from '../../sync/runtime.ts';
 import { EXIT } from '../exit-codes.ts';
+import { listenError } from '../listen-error.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
 /** Basic auth credentials: environment only (never a flag, never a config file, never logged). */
@@ -41,12 +42,7 @@ export async function run(input: CommandInput): Promise<number> {
     });
   } catch (err) {
     redis.disconnect();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
-      throw new ConfigError(
-        `cannot listen on ${String(input.opts.host)}:${String(input.opts.port)} (${code})`,
-      );
-    throw err;
+    throw listenError(err, String(input.opts.host), input.opts.port as number);
   }
   // Reachable from other machines with no password: said once, before the address.
   if (!auth && !LOOPBACK.test(String(input.opts.host)))

@@ -12,15 +12,10 @@ import {
   type SimulatorVariant,
 } from '../../simulator/index.ts';
 import { EXIT } from '../exit-codes.ts';
+import { listenError } from '../listen-error.ts';
 import type { CommandInput } from '../spec.ts';
 
 type SimFlags = Readonly<Record<string, unknown>>;
-
-const LISTEN_ERRORS: Record<string, string> = {
-  EADDRINUSE: 'the port is in use',
-  EACCES: 'not allowed (a port below 1024 needs privileges)',
-  EADDRNOTAVAIL: 'no interface of this machine has that address',
-};
 
 /** The simulator's options from the parsed flags (ranges and choices are checked by the parser). */
 export function simOptions(o: SimFlags): SimulatorOptions {
@@ -60,13 +55,7 @@ export async function run(input: CommandInput): Promise<number> {
     process.once('SIGTERM', () => resolve());
   });
   const sim = await startSimulator(opts).catch((err: unknown) => {
-    // An address it cannot listen on is the setup, not a bug: one line, exit 2.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code && LISTEN_ERRORS[code])
-      throw new ConfigError(
-        `cannot listen on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 0}: ${LISTEN_ERRORS[code]} (--host, --port)`,
-      );
-    throw err;
+    throw listenError(err, opts.host ?? '127.0.0.1', opts.port ?? 0);
   });
   const days = typeof input.opts.days === 'number' ? input.opts.days : 0;
   if (days > 0) sim.advanceDay({ days });
