@@ -23,7 +23,8 @@ interface Followed {
  * Child lists replaced as a whole: `DELETE FROM table WHERE key IN (SELECT key FROM via)`,
  * then insert. The DELETE scans the whole table, and in a first sync nearly every list is
  * new, so it is skipped when no key of the batch can have rows. An overflow table gets rows
- * only for lists with repeats.
+ * only for lists with repeats. Last, the score history: a profile's UPDATE closes its open
+ * row when the score moved, joining the whole history; a fragrance's first profile has none.
  */
 const REPLACED: readonly Followed[] = [
   { table: 'fragrance_notes', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
@@ -45,6 +46,7 @@ const REPLACED: readonly Followed[] = [
     staging: via,
     rowsFrom: [rowsFrom],
   })),
+  { table: 'fragrance_score_history', key: 'fragrance_id', via: 'w_fragrance', staging: 'stg_fragrance' },
 ];
 
 /**
@@ -107,10 +109,13 @@ export class StoredKeys {
     return stored;
   }
 
-  /** The replace-DELETEs of this batch that certainly delete nothing. */
+  /** The replace-DELETEs (and the history's closing UPDATE) of this batch that certainly change nothing. */
   skippable(staged: StagedRows): (st: MergeStatement) => boolean {
     const none = this.noneStored(staged, REPLACED, 0);
-    return (st) => st.verb === 'deletes' && st.reads.length === 1 && none.has(`${st.table}<${st.reads[0]}`);
+    return (st) =>
+      (st.verb === 'deletes' || st.verb === 'updates') &&
+      st.reads.length === 1 &&
+      none.has(`${st.table}<${st.reads[0]}`);
   }
 
   /** The SQL each statement runs as: the upserts that certainly meet no stored key, without ON CONFLICT. */

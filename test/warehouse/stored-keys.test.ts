@@ -71,3 +71,32 @@ test('keys stored before the loader opened are read from the file', async () => 
   const keys = await db.exclusive((c) => StoredKeys.read(c));
   expect(upserting(keys, f1)).toEqual(['fragrances', 'wearing_stats', 'review_totals']);
 });
+
+test("a profile's history UPDATE is skipped while no history row can be its, and runs once one can", async () => {
+  const keys = await db.exclusive((c) => StoredKeys.read(c));
+  const closing = merges.find(
+    (m) => m.verb === 'updates' && m.table === 'fragrance_score_history' && m.reads.join() === 'w_fragrance',
+  )!;
+  const removal = merges.find(
+    (m) =>
+      m.verb === 'updates' &&
+      m.table === 'fragrance_score_history' &&
+      m.reads.join() === 'w_removed_fragrance',
+  )!;
+  expect(keys.skippable(f1)(closing)).toBe(true);
+  // Other updates reading w_fragrance (sync_items' change times) are never skipped.
+  const changed = merges.find(
+    (m) => m.verb === 'updates' && m.table === 'sync_items' && m.reads.join() === 'w_fragrance',
+  )!;
+  expect(keys.skippable(f1)(changed)).toBe(false);
+  expect(keys.skippable(f1)(removal)).toBe(false);
+  keys.record(f1);
+  expect(keys.skippable(f1)(closing)).toBe(false);
+  // Read from the file at open: a history row stored by an earlier process counts.
+  await db.run(
+    `INSERT INTO fragrance_score_history (fragrance_id, score, valid_from, run_id) VALUES ('f2', 4, now(), 'r')`,
+  );
+  const reread = await db.exclusive((c) => StoredKeys.read(c));
+  expect(reread.skippable(stageBatch(batch([profile('f2')])))(closing)).toBe(false);
+  expect(reread.skippable(stageBatch(batch([profile('f3')])))(closing)).toBe(true);
+});
