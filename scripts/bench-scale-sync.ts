@@ -15,7 +15,11 @@ import { stageTimes } from '../src/sync/stage-marks.ts';
 
 const [url, db] = process.argv.slice(2);
 if (!url || !db) throw new Error('usage: bench-scale-sync.ts <base-url> <db>');
-const config = loadConfig({ flags: { 'base-url': url, db }, env: process.env });
+// BENCH_CONFIG: a config file over the defaults (e.g. {"queue": {"concurrency": 128}}), to measure a setting.
+const config = loadConfig({
+  flags: { 'base-url': url, db, ...(process.env.BENCH_CONFIG ? { config: process.env.BENCH_CONFIG } : {}) },
+  env: process.env,
+});
 const log = pino({ level: 'silent' });
 const runtime = await createRuntime(config, log);
 const cpu0 = process.cpuUsage();

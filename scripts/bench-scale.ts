@@ -15,7 +15,8 @@
  * way the machine's load changes less than calls/s: requests in flight against
  * http.concurrency, and why slots were idle (src/api/occupancy.ts). BENCH_RSS_TRACE=1 also
  * prints the sync process's RSS every second. REDIS_URL set: the sync runs on the BullMQ
- * driver (its config reads the environment).
+ * driver (its config reads the environment). BENCH_CONFIG: a config file over the defaults for
+ * the measured sync (a setting's effect, e.g. queue.concurrency).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
