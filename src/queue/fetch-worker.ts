@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { LeaseWatch } from './lease.ts';
+import { ServedRuns } from './served-runs.ts';
 import { RedisLossNotice } from './redis-loss.ts';
 import { CallSpool } from './spool.ts';
 import type { JobOutcome, QueuedJob } from './types.ts';
@@ -58,6 +59,8 @@ export interface FetchWorkerOptions {
   leaseMs: number;
   /** Where this process says once that Redis lost its data (one per process). */
   notice?: RedisLossNotice;
+  /** Say which run it serves and when that run ends (a `fragsync worker`, not the sync's own). */
+  announceRuns?: boolean;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
   });
   const report = async (outcome: JobOutcome) => spool.reported(outcome, await add(outcome));
 
-  const lease = new LeaseWatch(opts);
+  const lease = new LeaseWatch(opts, opts.announceRuns ? new ServedRuns(opts.log) : null);
   const later = async (job: Job, token: string | undefined): Promise<never> => {
     await job.moveToDelayed(Date.now() + opts.leaseMs, token);
     throw new DelayedError();

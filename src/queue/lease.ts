@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Halt } from '../domain/calls.ts';
 import { ConfigError } from '../errors.ts';
+import type { ServedRuns } from './served-runs.ts';
 
 /**
  * A run's lease on its queue prefix. The sync process holds it and renews it; a sync killed
@@ -124,7 +125,11 @@ export class LeaseWatch {
   private worker: Worker | null = null;
   private idleSaid = false;
 
-  constructor(private readonly opts: { connection: Redis; prefix: string; leaseMs: number; log: Logger }) {}
+  constructor(
+    private readonly opts: { connection: Redis; prefix: string; leaseMs: number; log: Logger },
+    /** A `fragsync worker`'s: what it says of the runs it serves. */
+    private readonly served: ServedRuns | null = null,
+  ) {}
 
   async start(worker: Worker): Promise<void> {
     this.worker = worker;
@@ -139,7 +144,10 @@ export class LeaseWatch {
 
   /** The holder, read again from Redis unless the last reading already says `runId`. */
   async holderFor(runId: string): Promise<string | null> {
-    if (this.holder !== runId) this.holder = await this.read();
+    if (this.holder !== runId) {
+      this.holder = await this.read();
+      this.served?.holder(this.holder);
+    }
     return this.holder;
   }
 
@@ -164,6 +172,7 @@ export class LeaseWatch {
   track(jobId: string, runId: string): Halt {
     const halt = new Halt();
     this.inHand.set(jobId, { runId, halt });
+    this.served?.attempt(runId);
     if (this.holder !== runId) halt.halt(LAPSED);
     return halt;
   }
@@ -175,6 +184,7 @@ export class LeaseWatch {
   private async check(): Promise<void> {
     const holder = await this.read();
     this.holder = holder;
+    this.served?.holder(holder);
     for (const { runId, halt } of this.inHand.values()) if (runId !== holder) halt.halt(LAPSED);
     const w = this.worker;
     if (!w) return;

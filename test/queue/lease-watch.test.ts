@@ -2,6 +2,7 @@ import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, test } from 'vitest';
 import { leaseKey, LeaseWatch } from '../../src/queue/lease.ts';
+import { ServedRuns } from '../../src/queue/served-runs.ts';
 import { connect, deletePrefix } from '../governor/redis-helpers.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 
@@ -48,5 +49,23 @@ describe('LeaseWatch', () => {
 
   test('never seen held: no run', async () => {
     expect(await watch().holderFor('run-a')).toBe(null);
+  });
+
+  test('a worker says which run it serves and when that run ends, with the attempts it made for it', async () => {
+    const said: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void said.push(JSON.parse(line).msg) });
+    const w = new LeaseWatch({ connection: redis, prefix, leaseMs: 1000, log }, new ServedRuns(log));
+    await redis.set(leaseKey(prefix), 'run-a', 'PX', 60_000);
+    expect(await w.holderFor('run-a')).toBe('run-a');
+    w.track('job-1', 'run-a');
+    w.track('job-2', 'run-a');
+    expect(await w.holderFor('run-a')).toBe('run-a'); // the same run: nothing more to say
+    await redis.set(leaseKey(prefix), 'run-b', 'PX', 60_000);
+    expect(await w.holderFor('run-b')).toBe('run-b'); // a job of run-b reads the lease again
+    expect(said).toEqual([
+      'serving run run-a',
+      'run run-a ended: 2 job attempts served here',
+      'serving run run-b',
+    ]);
   });
 });

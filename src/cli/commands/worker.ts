@@ -84,6 +84,7 @@ export async function run(input: CommandInput): Promise<number> {
       lockMs: config.queue.lockMs,
       notice,
       leaseMs: config.queue.leaseMs,
+      announceRuns: true,
       depsFor: async (runId) => {
         const raw = await redis.get(runInfoKey(config.queue.prefix));
         if (!raw) return null;
