@@ -7,14 +7,13 @@ import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { fullRule, type DueRule } from '../plan/freshness.ts';
 import { serviceClock, type ServiceClock } from '../plan/service-clock.ts';
-import { itemKey, KeyBits, KeySets } from './key-sets.ts';
+import { ENTITIES, itemKey, KeyBits, KNOWN, NEW, REMOVED, scheduledGroup } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
 import { DueRanking } from './rank.ts';
 import { Resumes } from './resume.ts';
 import { owedJobs, stillOwed } from './owed-jobs.ts';
 
 const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
-
 /**
  * Fragrance and note list pages are asked for at the largest page size, 50; the service may
  * use a smaller one (pagination.limit), which page 1 records as the walk's page size.
@@ -26,23 +25,22 @@ const WALK_PAGE_SIZE = MAX_PAGE_SIZE.listFragrances;
  * Discovery runs to a fixed point: every entity any response names gets its datasets fetched.
  */
 export class Frontier {
-  /** Keys per `${entity}|${dataset}` fetched since the cycle began (warehouse plus this run). */
-  private readonly done = new KeyBits();
-  /** Keys per entity known to exist (warehouse plus this run's discoveries). */
-  private readonly known = new KeySets();
-  private readonly removed = new KeySets();
+  /**
+   * The per-item state, one map entry per item (src/sync/key-sets.ts), by group:
+   * `${entity}|${dataset}` fetched since the cycle began (warehouse plus this run);
+   * `${entity}|:known` known to exist (warehouse plus this run's discoveries), `|:removed`;
+   * `|:new` (nightly: no run fetched it yet, its jobs come first); `fragrance|:listed` (named
+   * by the list in this run, ListWatch); `|@${kind}` a job of that kind scheduled in this run.
+   */
+  private readonly bits = new KeyBits();
   /** Walk pages read in this cycle: `fragrances@3`. */
   private readonly pagesDone = new Set<string>();
   /** pagination.total seen on page 1 of each walk in this cycle. */
   private readonly walkTotals = new Map<string, { total: number; pageSize: number }>();
-  /**
-   * Jobs scheduled in this run, per kind, by item key (walks: job id). Not job ids: a 120k
-   * catalogue schedules half a million jobs, and their ids were the sync's largest heap state.
-   */
-  private readonly scheduled = new KeyBits();
-  /** Nightly: items no run fetched yet (keys per entity); their jobs come first. */
-  private readonly newItems = new KeySets();
-  private readonly listWatch = new ListWatch();
+  private readonly listWatch = new ListWatch({
+    add: (key) => this.bits.add('fragrance|:listed', key),
+    has: (key) => this.bits.has('fragrance|:listed', key),
+  });
   private readonly stale: ProgressMark[] = [];
   readonly cycleStart: string;
   /** The due rule; a nightly's is judged again on the service's clock after the walks (retime). */
@@ -72,14 +70,14 @@ export class Frontier {
     this.items = state.items;
     this.clock = serviceClock(state.clocks);
     for (const item of state.items) {
-      if (item.removed) this.removed.add(item.entity, item.key);
-      else this.known.add(item.entity, item.key);
+      if (item.removed) this.bits.add(REMOVED[item.entity], item.key);
+      else this.bits.add(KNOWN[item.entity], item.key);
       // Known but never fetched (an earlier run found it and stopped): still new.
       if (this.due.mode === 'nightly' && !item.removed && item.fetched.profile === undefined)
-        this.newItems.add(item.entity, item.key);
+        this.bits.add(NEW[item.entity], item.key);
       for (const ds of DATASETS) {
         if (!this.due.owed(item.entity, ds, item.key, item.fetched[ds]))
-          this.done.add(`${item.entity}|${ds}`, item.key);
+          this.bits.add(`${item.entity}|${ds}`, item.key);
       }
     }
     // Walks find new and removed items cheaply: a backfill walks them again each new UTC day,
@@ -125,8 +123,8 @@ export class Frontier {
       jobs.push(job('accords', this.resumes.accords(), PRIORITY.walk));
     if (d.charts && !this.pagesDone.has('charts')) jobs.push(job('charts', {}, PRIORITY.walk));
     if (d.trending) jobs.push(job('trending', {}, PRIORITY.walk));
-    for (const [entity, keys] of this.known.groups())
-      for (const key of keys) jobs.push(...this.owed(entity as EntityKind, key));
+    for (const entity of ENTITIES)
+      for (const key of this.bits.keys(KNOWN[entity])) jobs.push(...this.owed(entity, key));
     return this.fresh(jobs);
   }
 
@@ -146,19 +144,19 @@ export class Frontier {
         keep.push(mark);
         this.listWatch.page(mark);
       } else if (mark.kind === 'fetched') {
-        this.done.add(`${mark.entity}|${mark.dataset}`, mark.key);
+        this.bits.add(`${mark.entity}|${mark.dataset}`, mark.key);
         keep.push(mark);
         if (
           mark.entity === 'fragrance' &&
           mark.dataset === 'profile' &&
-          this.newItems.has('fragrance', mark.key)
+          this.bits.has(NEW.fragrance, mark.key)
         )
           newMember = mark.key;
         // The profile opens the fragrance's other datasets: a removed one (404) costs one call.
         if (
           mark.entity === 'fragrance' &&
           mark.dataset === 'profile' &&
-          !this.removed.has('fragrance', mark.key)
+          !this.bits.has(REMOVED.fragrance, mark.key)
         ) {
           jobs.push(...this.owed('fragrance', mark.key));
         }
@@ -169,14 +167,13 @@ export class Frontier {
         if (newMember !== null && mark.entity === 'brand')
           jobs.push(...this.signalled('brand', mark.keys, 'catalogue', PRIORITY.fresh));
         if (mark.entity === 'fragrance' && mark.source === 'list') this.listWatch.listed(mark.keys);
-        // One set for the whole list: a similar list names 50 keys, nearly all known.
-        const known = this.known.group(mark.entity);
+        const known = KNOWN[mark.entity];
         for (const key of mark.keys) {
-          if (known.has(key)) continue;
-          known.add(key);
-          this.removed.delete(mark.entity, key);
+          if (this.bits.has(known, key)) continue;
+          this.bits.add(known, key);
+          this.bits.delete(REMOVED[mark.entity], key);
           // In a nightly, what appears is new: it comes first, and completely.
-          if (this.due.mode === 'nightly') this.newItems.add(mark.entity, key);
+          if (this.due.mode === 'nightly') this.bits.add(NEW[mark.entity], key);
           keep.push({ kind: 'discovered', entity: mark.entity, key, source: mark.source });
           jobs.push(...this.owed(mark.entity, key));
         }
@@ -184,7 +181,7 @@ export class Frontier {
     }
     // The whole list read in this run: a known fragrance it did not name may be gone. Its
     // profile says so for one cent (a 404), before any refresh.
-    const missing = this.listWatch.missing(this.known.group('fragrance'));
+    const missing = this.listWatch.missing(() => this.bits.keys(KNOWN.fragrance));
     if (missing.length > 0) jobs.push(...this.signalled('fragrance', missing, 'profile', PRIORITY.fresh));
     return { jobs: this.fresh(jobs), keep };
   }
@@ -202,14 +199,14 @@ export class Frontier {
     if (this.due.mode !== 'nightly') return [];
     const jobs: JobSpec[] = [];
     for (const key of keys) {
-      if (!this.known.has(entity, key)) continue;
+      if (!this.bits.has(KNOWN[entity], key)) continue;
       this.urgent.set(`${entity}|${key}`, Math.min(p, this.urgent.get(`${entity}|${key}`) ?? p));
       // Stored as owed (a capped run leaves it to the next one), and owed now at the signal's
       // priority, whether scheduled already (a refresh the gate holds) or not.
-      if (this.done.has(`${entity}|${ds}`, key)) this.stale.push({ kind: 'stale', entity, key, dataset: ds });
-      this.done.delete(`${entity}|${ds}`, key);
+      if (this.bits.has(`${entity}|${ds}`, key)) this.stale.push({ kind: 'stale', entity, key, dataset: ds });
+      this.bits.delete(`${entity}|${ds}`, key);
       const owed = this.owed(entity, key, p);
-      for (const j of owed) this.scheduled.delete(j.kind, itemKey(j) ?? key);
+      for (const j of owed) this.bits.delete(scheduledGroup(j.kind), itemKey(j) ?? key);
       jobs.push(...owed);
     }
     return jobs;
@@ -222,18 +219,18 @@ export class Frontier {
 
   /** Nightly: whether no run before this one fetched the item (it is new today). */
   isNew(entity: EntityKind, key: string): boolean {
-    return this.newItems.has(entity, key);
+    return this.bits.has(NEW[entity], key);
   }
 
   markRemoved(entity: EntityKind, keys: string[]): void {
     for (const key of keys) {
-      this.removed.add(entity, key);
-      this.known.delete(entity, key);
+      this.bits.add(REMOVED[entity], key);
+      this.bits.delete(KNOWN[entity], key);
     }
   }
 
   knownKeys(entity: EntityKind): string[] {
-    return this.known.keys(entity);
+    return this.bits.keys(KNOWN[entity]);
   }
 
   /** Page 1 learns the total and schedules the rest; after it (a resumed backfill), the pages not read. */
@@ -254,7 +251,7 @@ export class Frontier {
     // signal owed before the profile was read keeps its priority for what the profile opens.
     const chart = entity === 'chart' && this.due.mode === 'nightly' ? PRIORITY.signal : null;
     const urgent = this.urgent.get(`${entity}|${key}`) ?? null;
-    const first = this.newItems.has(entity, key) ? PRIORITY.fresh : (signal ?? urgent ?? chart);
+    const first = this.bits.has(NEW[entity], key) ? PRIORITY.fresh : (signal ?? urgent ?? chart);
     for (const j of jobs) j.priority = first ?? this.ranking.priorityOf(j) ?? j.priority;
     return jobs;
   }
@@ -271,13 +268,13 @@ export class Frontier {
     this.ranking.rescore(due, now);
     const jobs: JobSpec[] = [];
     for (const item of this.items) {
-      if (this.removed.has(item.entity, item.key)) continue;
+      if (this.bits.has(REMOVED[item.entity], item.key)) continue;
       const now = DATASETS.filter(
         (ds) =>
-          this.done.has(`${item.entity}|${ds}`, item.key) &&
+          this.bits.has(`${item.entity}|${ds}`, item.key) &&
           due.owed(item.entity, ds, item.key, item.fetched[ds]),
       );
-      for (const ds of now) this.done.delete(`${item.entity}|${ds}`, item.key);
+      for (const ds of now) this.bits.delete(`${item.entity}|${ds}`, item.key);
       if (now.length > 0) jobs.push(...this.owed(item.entity, item.key));
     }
     return this.fresh(jobs);
@@ -289,12 +286,12 @@ export class Frontier {
   }
 
   private owedAt(entity: EntityKind, key: string): JobSpec[] {
-    return owedJobs(entity, key, this, (ds) => !this.done.has(`${entity}|${ds}`, key));
+    return owedJobs(entity, key, this, (ds) => !this.bits.has(`${entity}|${ds}`, key));
   }
 
   /** Of `jobs` (owed earlier), those whose dataset was not fetched since (owed-jobs.ts). */
   stillOwed(jobs: JobSpec[]): JobSpec[] {
-    return stillOwed(jobs, (entity, ds, key) => this.done.has(`${entity}|${ds}`, key));
+    return stillOwed(jobs, (entity, ds, key) => this.bits.has(`${entity}|${ds}`, key));
   }
 
   /** Jobs handed back by a job (further pages): only those not scheduled in this run. */
@@ -303,8 +300,9 @@ export class Frontier {
   private fresh(jobs: JobSpec[]): JobSpec[] {
     return jobs.filter((j) => {
       const key = itemKey(j) ?? specId(j);
-      if (this.scheduled.has(j.kind, key)) return false;
-      this.scheduled.add(j.kind, key);
+      const group = scheduledGroup(j.kind);
+      if (this.bits.has(group, key)) return false;
+      this.bits.add(group, key);
       return true;
     });
   }

@@ -1,39 +1,33 @@
 import type { JobSpec } from '../../jobs/types.ts';
+import type { EntityKind } from '../domain/entities.ts';
+
+export const ENTITIES: EntityKind[] = ['fragrance', 'brand', 'perfumer', 'note', 'accord', 'chart'];
+
+/** The group of a flag per entity in the frontier's KeyBits (`fragrance|:known`), made once. */
+function flagGroups(flag: string): Record<EntityKind, string> {
+  return Object.fromEntries(ENTITIES.map((e) => [e, `${e}|:${flag}`])) as Record<EntityKind, string>;
+}
+export const KNOWN = flagGroups('known');
+export const REMOVED = flagGroups('removed');
+export const NEW = flagGroups('new');
 
 /**
- * Sets of keys per group (an entity kind, or entity and dataset). A similar list names 50
- * fragrances and a 20k sync reads a million such names: a lookup in the group's set of the
- * key as parsed costs no string concatenation (the flat `${entity}|${key}` form did).
+ * The group of a kind's scheduled jobs: in the family of the entity its item is (a
+ * fragrance's jobs share its entry), walks and listings in their own.
  */
-export class KeySets {
-  private readonly sets = new Map<string, Set<string>>();
-
-  has(group: string, key: string): boolean {
-    return this.sets.get(group)?.has(key) ?? false;
+const scheduledGroups = new Map<string, string>();
+export function scheduledGroup(kind: string): string {
+  let group = scheduledGroups.get(kind);
+  if (group === undefined) {
+    const family =
+      kind === 'reviewDigest' || /^fragrance[A-Z]/.test(kind)
+        ? 'fragrance'
+        : kind.startsWith('brand')
+          ? 'brand'
+          : kind;
+    scheduledGroups.set(kind, (group = `${family}|@${kind}`));
   }
-
-  add(group: string, key: string): void {
-    this.group(group).add(key);
-  }
-
-  /** The group's set itself (created empty if missing), for a loop over many keys. */
-  group(group: string): Set<string> {
-    let set = this.sets.get(group);
-    if (!set) this.sets.set(group, (set = new Set()));
-    return set;
-  }
-
-  delete(group: string, key: string): void {
-    this.sets.get(group)?.delete(key);
-  }
-
-  keys(group: string): string[] {
-    return [...(this.sets.get(group) ?? [])];
-  }
-
-  groups(): IterableIterator<[string, Set<string>]> {
-    return this.sets.entries();
-  }
+  return group;
 }
 
 /**
@@ -49,15 +43,18 @@ export function itemKey(spec: JobSpec): string | undefined {
 }
 
 /**
- * Keys in groups, as one map from key to a bit per group (31 groups a map; more take another
- * map): the frontier's done and scheduled sets put each fragrance in six groups or more (one
- * per dataset, one per kind of job), and a Set per group held a hash-table entry per key and
- * group, the fetching thread's largest state at 120k fragrances (session 9,
- * docs/benchmarks.md). Only has, add and delete: a group's keys are not listed.
+ * Keys in groups, as one map from key to a bit per group: the frontier puts each fragrance in
+ * sixteen groups (known, listed, fetched per dataset, scheduled per kind of job, ...), and a
+ * Set per group held a hash-table entry per key and group, the fetching thread's largest
+ * state at 120k fragrances (sessions 9 and 10, docs/benchmarks.md). A group is named
+ * `family|name`: the groups of one family share a map (31 a map; more take another), so the
+ * frontier names its groups by entity and a fragrance is one entry in one map.
  */
 export class KeyBits {
-  private readonly maps: Map<string, number>[] = [];
+  private readonly families = new Map<string, Map<string, number>[]>();
   private readonly slots = new Map<string, { map: Map<string, number>; bit: number }>();
+  /** Groups per family so far, to place the next one. */
+  private readonly used = new Map<string, number>();
 
   has(group: string, key: string): boolean {
     const slot = this.slots.get(group);
@@ -78,12 +75,25 @@ export class KeyBits {
     else slot.map.set(key, rest);
   }
 
+  /** The group's keys (a walk over its family's map: for the rare whole-group reads). */
+  keys(group: string): string[] {
+    const slot = this.slots.get(group);
+    const keys: string[] = [];
+    if (slot !== undefined) for (const [key, bits] of slot.map) if ((bits & slot.bit) !== 0) keys.push(key);
+    return keys;
+  }
+
   private slot(group: string): { map: Map<string, number>; bit: number } {
     let slot = this.slots.get(group);
     if (slot === undefined) {
-      const i = this.slots.size % 31;
-      if (i === 0) this.maps.push(new Map());
-      slot = { map: this.maps[this.maps.length - 1]!, bit: 1 << i };
+      const bar = group.indexOf('|');
+      const family = bar < 0 ? '' : group.slice(0, bar);
+      const i = this.used.get(family) ?? 0;
+      this.used.set(family, i + 1);
+      let maps = this.families.get(family);
+      if (maps === undefined) this.families.set(family, (maps = []));
+      if (i % 31 === 0) maps.push(new Map());
+      slot = { map: maps[maps.length - 1]!, bit: 1 << (i % 31) };
       this.slots.set(group, slot);
     }
     return slot;

@@ -11,7 +11,8 @@ type WalkMark = Extract<ProgressMark, { kind: 'walk' }>;
  * profile's 404 removes it, and a profile that answers keeps it.
  */
 export class ListWatch {
-  private readonly seen = new Set<string>();
+  /** `seen`: the ids named in this run, kept by the frontier (a bit of its one entry per fragrance). */
+  constructor(private readonly seen: { add(key: string): void; has(key: string): boolean }) {}
   private readonly pages = new Set<number>();
   private expected: number | null = null;
   private reported = false;
@@ -32,13 +33,14 @@ export class ListWatch {
 
   /**
    * Once, when every page was read in this run: the known ids no page named. Empty before
-   * that, and when page 1 was read by an earlier run (its ids are not here).
+   * that, and when page 1 was read by an earlier run (its ids are not here). `known` is
+   * asked for only then.
    */
-  missing(known: ReadonlySet<string>): string[] {
+  missing(known: () => readonly string[]): string[] {
     if (this.reported || this.expected === null) return [];
     for (let p = 1; p <= this.expected; p++) if (!this.pages.has(p)) return [];
     this.reported = true;
-    return [...known].filter((k) => !this.seen.has(k));
+    return known().filter((k) => !this.seen.has(k));
   }
 }
 
