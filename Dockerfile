@@ -17,4 +17,6 @@ RUN node scripts/build.mjs
 # scavenges for about 150 MB of RSS, too much against the sync's memory target
 # (docs/benchmarks.md, "Scale"). A ceiling on the heap, as bin/fragsync.js's first line sets:
 # V8 then collects before the heap fills with garbage (docs/benchmarks.md, session 9).
+# glibc malloc arenas: see bin/fragsync.js.
+ENV MALLOC_ARENA_MAX=2
 ENTRYPOINT ["node", "--max-old-space-size=512", "bin/fragsync.js"]

@@ -41,14 +41,20 @@ const KEY = 'bench-key';
 const PATIENT = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 const BIN = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
-/** The Node flags `npm run fragsync` starts the CLI with, read from package.json so the two never differ. */
-const SYNC_NODE_FLAGS = nodeFlagsOf(
+/**
+ * The Node flags and the environment (`NAME=value` before `node`) `npm run fragsync` starts
+ * the CLI with, read from package.json so the two never differ.
+ */
+const FRAGSYNC_SCRIPT =
   (JSON.parse(readFileSync(here('../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-    .fragsync ?? '',
+    .fragsync ?? '';
+const SYNC_NODE_FLAGS = FRAGSYNC_SCRIPT.split(/\s+/).filter((w) => w.startsWith('--'));
+const SYNC_ENV: Record<string, string> = Object.fromEntries(
+  (/^((?:\w+=\S*\s+)*)node\b/.exec(FRAGSYNC_SCRIPT)?.[1] ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
 );
-function nodeFlagsOf(script: string): string[] {
-  return script.split(/\s+/).filter((w) => w.startsWith('--'));
-}
 /**
  * The measured process runs what bin/fragsync.js runs: the build (dist/, made by `npm run
  * bench:scale` before it starts) when it is current, else the TypeScript through tsx.
@@ -132,6 +138,7 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
         stdio: ['ignore', 'pipe', 'inherit'],
         env: {
           ...process.env,
+          ...SYNC_ENV,
           FRAGSYNC_API_KEY: KEY,
           // With REDIS_URL (BullMQ): queues and spools of our own, beside whoever else uses that Redis.
           FRAGSYNC_QUEUE_PREFIX: `bench-scale-${process.pid}-${size}-${latencyMs}`,
@@ -234,7 +241,11 @@ console.log(
     .join(' ')}`,
 );
 console.log(
-  `sync: default config (${CONCURRENCY} requests in flight), ${process.env.REDIS_URL ? 'BullMQ driver (REDIS_URL)' : 'in-process driver'}, node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}, ${BUILT_SYNC ? 'built code (dist/)' : 'TypeScript through tsx (no current build)'}`,
+  `sync: default config (${CONCURRENCY} requests in flight), ${process.env.REDIS_URL ? 'BullMQ driver (REDIS_URL)' : 'in-process driver'}, node flags: ${SYNC_NODE_FLAGS.join(' ') || 'none'}${Object.entries(
+    SYNC_ENV,
+  )
+    .map(([k, v]) => `, ${k}=${v}`)
+    .join('')}, ${BUILT_SYNC ? 'built code (dist/)' : 'TypeScript through tsx (no current build)'}`,
 );
 
 const peaks = new Map<string, number>();
