@@ -8,10 +8,11 @@ CREATE OR REPLACE TEMP MACRO batch_at() AS getvariable('fragsync_batch_at');
 
 -- A checkpoint rewrites the changed parts of the file and its indexes; at the default 16MB of
 -- WAL a full sync checkpoints inside many batches. Fewer, larger checkpoints cost far less in
--- total; the WAL is as durable, and close() checkpoints anyway. Not more than 64MB: until a
--- checkpoint, the rows written since the last one and the primary-key indexes they touched
--- stay in memory (at 256MB a 20k sync held about 430 MB there and never checkpointed).
-SET checkpoint_threshold = '64MB';
+-- total; the WAL is as durable, and close() checkpoints anyway. Until a checkpoint, the rows
+-- written since the last one and the primary-key indexes they touched stay in memory (at
+-- 256MB a 20k sync held about 430 MB there and never checkpointed; at 64MB up to 85 MiB of
+-- rows and 36 of index entries): 32MB halves that for twice as many checkpoints (session 10).
+SET checkpoint_threshold = '32MB';
 
 -- DuckDB's own memory: by default 80% of the machine's RAM, which it fills with cached
 -- blocks and indexes as the warehouse grows (the sync's RSS grew with the catalogue). Bounded
@@ -19,9 +20,11 @@ SET checkpoint_threshold = '64MB';
 -- does not fit is spilled to <warehouse>.tmp. A 20k sync peaks at about 150-160MB (rows not
 -- yet checkpointed, the index entries they added, cached blocks); a larger catalogue fills
 -- whatever the limit allows with cached blocks of its larger tables, so the limit sits at
--- that peak (was 192MB): the sync's RSS then hardly depends on the catalogue. The export
--- raises it while it writes Parquet (export.ts). See docs/benchmarks.md, "Scale", session 9.
-SET memory_limit = '160MB';
+-- that peak (was 192MB, then 160MB): what is over the limit is evicted and read back, and a
+-- 120k sync holds to 96MB beside a checkpoint threshold of 32MB (session 10), so the sync's
+-- RSS hardly depends on the catalogue. The export raises it while it writes Parquet
+-- (export.ts). See docs/benchmarks.md, "Scale", sessions 9 and 10.
+SET memory_limit = '96MB';
 
 -- One thread: the merges are many small statements, and on the 2 cores a sync shares with
 -- its fetch side, DuckDB's second thread cost more (task scheduling, idle spinning) than it
