@@ -5,6 +5,10 @@
 -- tiny inputs and up to a third of some upserts (measured on a replayed 5k sync).
 CREATE OR REPLACE TEMP MACRO batch_run() AS getvariable('fragsync_batch_run');
 CREATE OR REPLACE TEMP MACRO batch_at() AS getvariable('fragsync_batch_at');
+-- The first and last send time of the batch's calls (NULL when it has none): the ledger's
+-- replay check reads only the stored calls sent in that stretch (07_ledger.sql).
+CREATE OR REPLACE TEMP MACRO batch_calls_from() AS getvariable('fragsync_calls_from');
+CREATE OR REPLACE TEMP MACRO batch_calls_to() AS getvariable('fragsync_calls_to');
 
 -- A checkpoint rewrites the changed parts of the file and its indexes; at the default 16MB of
 -- WAL a full sync checkpoints inside many batches. Fewer, larger checkpoints cost far less in

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, rows, toWarehouseError, type Db } from './db.ts';
+import { appendRows, rows, toWarehouseError, type Cell, type Db } from './db.ts';
 import {
   LOAD_TIME_COLUMN,
   loadCountsSql,
@@ -80,7 +80,9 @@ export class Loader {
         const before = this.filled;
         this.filled = new Set(this.merges.flatMap((m) => (m.verb === 'creates' ? [m.table] : [])));
         try {
-          await c.run(`${batchVariables(batch.runId, loadedAt)}\nBEGIN TRANSACTION;`);
+          await c.run(
+            `${batchVariables(batch.runId, loadedAt, staged.stg_api_call.cols[1]!)}\nBEGIN TRANSACTION;`,
+          );
           for (const t of appended) await appendRows(c, t, columnTypes(t), staged[t]);
           // One round trip for the merges and one for the end: every await is a turn of the
           // event loop, which is busy with the fetch side while a sync runs.
@@ -129,11 +131,25 @@ export class Loader {
 /**
  * The batch's run id and load time: the variables behind batch_run() and batch_at() (see
  * sql/session.sql). The load time is inlined as a literal (an ISO string we made); the run
- * id is quoted as an SQL string literal.
+ * id is quoted as an SQL string literal. Also the first and last send time of the batch's
+ * calls (batch_calls_from/to): a stored call can share a call's key only if it has its send
+ * time (the key hashes it, or is the request's call id, whose every report carries the one
+ * time it was sent), so the ledger's replay check reads only that stretch of api_calls,
+ * pruned by its zone maps, instead of every stored key (07_ledger.sql).
  */
-function batchVariables(runId: string, loadedAt: Date): string {
+function batchVariables(runId: string, loadedAt: Date, callTimes: readonly Cell[]): string {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const at of callTimes) {
+    const t = Date.parse(at as string);
+    if (t < from) from = t;
+    if (t > to) to = t;
+  }
+  const time = (t: number) => (Number.isFinite(t) ? `'${new Date(t).toISOString()}'::TIMESTAMPTZ` : 'NULL');
   return (
     `SET VARIABLE fragsync_batch_run = '${runId.replaceAll("'", "''")}';\n` +
-    `SET VARIABLE fragsync_batch_at = '${loadedAt.toISOString()}'::TIMESTAMPTZ;`
+    `SET VARIABLE fragsync_batch_at = '${loadedAt.toISOString()}'::TIMESTAMPTZ;\n` +
+    `SET VARIABLE fragsync_calls_from = ${time(from)};\n` +
+    `SET VARIABLE fragsync_calls_to = ${time(to)};`
   );
 }
