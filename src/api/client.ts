@@ -128,7 +128,12 @@ export class FragranceClient {
     },
   ): Promise<ApiResponse<T>> {
     const path = req.built ?? buildPath(endpoint, req.path);
-    const context = { ...req.path, ...req.context };
+    // Merged only when there are both (reviews and brand pages): one object per call saved.
+    const context = req.context
+      ? req.path
+        ? { ...req.path, ...req.context }
+        : req.context
+      : (req.path ?? {});
     return performCall(
       this.deps,
       { endpoint, path, query: req.query, body: req.body, schema, context },
