@@ -145,6 +145,7 @@ export class Frontier {
         this.listWatch.page(mark);
       } else if (mark.kind === 'fetched') {
         this.bits.add(`${mark.entity}|${mark.dataset}`, mark.key);
+        this.bits.add(`${mark.entity}|:read-${mark.dataset}`, mark.key);
         keep.push(mark);
         if (
           mark.entity === 'fragrance' &&
@@ -200,6 +201,10 @@ export class Frontier {
     const jobs: JobSpec[] = [];
     for (const key of keys) {
       if (!this.bits.has(KNOWN[entity], key)) continue;
+      // Read in this run already, on the day the signal is about: a second signal for it has
+      // nothing left to buy. Marked stale, it stayed never fetched (its job id was taken) and
+      // the next nightly bought it again the same service day.
+      if (this.bits.has(`${entity}|:read-${ds}`, key)) continue;
       this.urgent.set(`${entity}|${key}`, Math.min(p, this.urgent.get(`${entity}|${key}`) ?? p));
       // Stored as owed (a capped run leaves it to the next one), and owed now at the signal's
       // priority, whether scheduled already (a refresh the gate holds) or not.
