@@ -46,10 +46,12 @@ FROM (
 ) s
 WHERE sync_items.entity = s.entity AND sync_items.key = s.key;
 
--- Staging holds only the last mark per walk (stage-rows.ts).
+-- Staging holds only the last mark per walk (stage-rows.ts). Its row is replaced whole (every
+-- column is the mark's), so a DELETE and an INSERT leave what an upsert did, for less: 4.7 ->
+-- 3.0 ms per batch (docs/benchmarks.md, Session 10: loader).
+-- merge: deletes sync_walks | reads stg_mark_walk
+DELETE FROM sync_walks WHERE walk IN (SELECT walk FROM stg_mark_walk);
+
 -- merge: inserts sync_walks | reads stg_mark_walk
 INSERT INTO sync_walks (walk, page, total, done, "at", run_id, page_size, kept_pages)
-SELECT walk, page, total, done, batch_at(), batch_run(), page_size, kept_pages FROM stg_mark_walk
-ON CONFLICT (walk) DO UPDATE SET
-  page = excluded.page, total = excluded.total, done = excluded.done, "at" = excluded."at", run_id = excluded.run_id,
-  page_size = excluded.page_size, kept_pages = excluded.kept_pages;
+SELECT walk, page, total, done, batch_at(), batch_run(), page_size, kept_pages FROM stg_mark_walk;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
+import { reviewColumns, type LoadItem, type ProgressMark } from '../../src/domain/items.ts';
 import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
 import { answeredCall, batch, count, freshWarehouse, profile } from './fixtures.ts';
 
@@ -557,6 +557,29 @@ describe('progress marks', () => {
     });
     const [src] = await wh.query(`SELECT first_source FROM sync_items WHERE key = 'f2'`);
     expect(src).toEqual({ first_source: 'fragrances' });
+  });
+
+  test('a later walk mark replaces the row of its walk whole, in a later batch and run; other walks stay', async () => {
+    const walk = (w: string, page: number, extra: object = {}) =>
+      ({ kind: 'walk', walk: w, page, total: 120, done: false, ...extra }) as ProgressMark;
+    await wh.load(batch([], [walk('fragrances', 1, { pageSize: 7, kept: [[1]] }), walk('notes', 3)]));
+    const all = `SELECT walk, page, total, done, run_id, page_size, kept_pages, "at"::VARCHAR AS at FROM sync_walks ORDER BY walk`;
+    const [, notes] = await wh.query<{ at: string }>(all);
+    await wh.load(batch([], [walk('fragrances', 2, { done: true, total: 14 })], 'run-2'));
+    const after = await wh.query<{ walk: string; at: string }>(all);
+    expect(after.map(({ at: _at, ...r }) => r)).toEqual([
+      {
+        walk: 'fragrances',
+        page: 2,
+        total: 14,
+        done: true,
+        run_id: 'run-2',
+        page_size: null,
+        kept_pages: null,
+      },
+      { walk: 'notes', page: 3, total: 120, done: false, run_id: 'run-1', page_size: null, kept_pages: null },
+    ]);
+    expect(after[1]!.at).toBe(notes!.at);
   });
 
   test('an unknown dataset name is refused before anything is written', async () => {
