@@ -12,8 +12,8 @@ import {
   reserveFor,
   utcDay,
 } from './policy.ts';
+import { MemoryLedger } from './memory-ledger.ts';
 import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
-import { DAY_MS } from '../util/calendar-day.ts';
 import type { Admission, CallOutcome, CallTicket, RefusalReason } from '../domain/calls.ts';
 
 export interface MemoryGovernorOptions {
@@ -48,51 +48,15 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
    * run's (which stands only until a response tells it): the same as the Redis governor's.
    */
   let offsetMs: number | null = null;
-  /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
-  const tickets = new Map<string, { cents: number; expiresAtMs: number }>();
-  let ticketCents = 0;
-  let ticketSeq = 0;
-  /** Tickets charged at expiry, so a late settle does not charge them twice. */
-  const expired = new Map<string, number>();
-  const days = new Map<string, number>();
+  const books = new MemoryLedger(ticketTtlMs);
   /** The recheck in flight during a pause (its ticket id), and when the last one was admitted. */
   let probeTicket: string | null = null;
   let probeAtMs = -Infinity;
-  let runId = '';
-  const runs = new Map<string, { cents: number; calls: number }>();
-
-  const run = () => runs.get(runId) ?? { cents: 0, calls: 0 };
   const offset = (): number => offsetMs ?? 0;
   const localPauseEnd = () => (pauseUntilMs === null ? null : pauseUntilMs - offset() + pauseJitterMs);
-  const inFlightCents = () => ticketCents;
-  const dropTicket = (id: string): boolean => {
-    const t = tickets.get(id);
-    if (!t) return false;
-    tickets.delete(id);
-    ticketCents -= t.cents;
-    return true;
-  };
-
-  function charge(cents: number, serviceNowMs: number): void {
-    const day = utcDay(serviceNowMs);
-    days.set(day, (days.get(day) ?? 0) + cents);
-    const r = run();
-    runs.set(runId, { cents: r.cents + cents, calls: r.calls + 1 });
-  }
 
   function housekeeping(nowMs: number): void {
-    // Both maps are in expiry order: stop at the first entry still alive (O(1) per call).
-    for (const [id, t] of tickets) {
-      if (t.expiresAtMs > nowMs) break;
-      // The dead process may have sent the request: count it as spent, never exceed a cap.
-      dropTicket(id);
-      charge(t.cents, nowMs + offset());
-      expired.set(id, nowMs);
-    }
-    for (const [id, at] of expired) {
-      if (at >= nowMs - DAY_MS) break;
-      expired.delete(id);
-    }
+    books.expire(nowMs, offset());
     const end = localPauseEnd();
     if (end !== null && nowMs >= end) {
       pauseUntilMs = null;
@@ -125,7 +89,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     reason: RefusalReason,
     cost: number,
     untilMs: number | null,
-    spentCents = run().cents,
+    spentCents = books.run().cents,
     capCents: number | null = null,
   ): Admission {
     return refusal({
@@ -134,8 +98,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       costCents: cost,
       spentCents,
       capCents,
-      inFlight: tickets.size,
-      inFlightCents: ticketCents,
+      inFlight: books.inFlight,
+      inFlightCents: books.inFlightCents,
       remaining,
       reserve: reserveFor(limit, limits),
     });
@@ -147,13 +111,13 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const serviceNowMs = nowMs + offset();
     const cost = ENDPOINTS[endpoint].costCents;
     const reserve = reserveFor(limit, limits);
-    const cents = inFlightCents();
-    const runCents = run().cents;
+    const cents = books.inFlightCents;
+    const runCents = books.run().cents;
     if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
       budgetReached('run_budget', runCents, limits.maxCentsPerRun);
       return refuse('run_budget', cost, null, runCents, limits.maxCentsPerRun);
     }
-    const dayCents = limits.maxCentsPerDay === null ? 0 : (days.get(utcDay(serviceNowMs)) ?? 0);
+    const dayCents = limits.maxCentsPerDay === null ? 0 : (books.days.get(utcDay(serviceNowMs)) ?? 0);
     if (limits.maxCentsPerDay !== null && dayCents + cents + cost > limits.maxCentsPerDay) {
       budgetReached('day_budget', dayCents, limits.maxCentsPerDay);
       const untilMs = nextUtcMidnightMs(serviceNowMs) - offset();
@@ -163,7 +127,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       // A recheck: one call at a time, at most one per interval, and only during a pause.
       if (pauseUntilMs === null) return refuse('busy', cost, null);
       const due = Math.max(probeAtMs + recheckMs, nowMs);
-      if ((probeTicket !== null && tickets.has(probeTicket)) || due > nowMs)
+      if ((probeTicket !== null && books.has(probeTicket)) || due > nowMs)
         return refuse('paused', cost, Math.min(due, localPauseEnd() ?? due));
       probeAtMs = nowMs;
       return issue(endpoint, cost, nowMs, true);
@@ -173,17 +137,14 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       startPause(pauseTarget(serviceNowMs));
       return refuse('paused', cost, localPauseEnd());
     }
-    const headroom = remaining === null ? 1 - tickets.size : remaining - tickets.size - reserve;
+    const headroom = remaining === null ? 1 - books.inFlight : remaining - books.inFlight - reserve;
     if (headroom <= 0) return refuse('busy', cost, null);
 
     return issue(endpoint, cost, nowMs, false);
   }
 
   function issue(endpoint: EndpointName, cost: number, nowMs: number, probe: boolean): Admission {
-    // Ids only need to be unique within this governor, which lives in one process.
-    const ticket: CallTicket = { id: `t${++ticketSeq}`, endpoint, costCents: cost };
-    tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + ticketTtlMs });
-    ticketCents += cost;
+    const ticket = books.issue(endpoint, cost, nowMs);
     if (probe) probeTicket = ticket.id;
     return { ok: true, ticket };
   }
@@ -195,11 +156,8 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     if (told !== null) offsetMs = told;
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offset();
-
-    const wasInFlight = dropTicket(ticket.id);
-    const chargedAtExpiry = !wasInFlight && expired.delete(ticket.id);
     // Whether failed calls are billed is unknown: every attempt counts.
-    if (!chargedAtExpiry) charge(ticket.costCents, serviceNowMs);
+    if (books.settled(ticket.id)) books.charge(ticket.costCents, serviceNowMs);
 
     if (rl.limit !== null) limit = rl.limit;
     const reset = rl.resetAt ? rl.resetAt.getTime() : null;
@@ -245,7 +203,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
 
   function releaseNow(ticket: CallTicket): void {
     housekeeping(now());
-    dropTicket(ticket.id);
+    books.drop(ticket.id);
   }
 
   return {
@@ -259,13 +217,9 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
       checkDay(dayUtc);
       // Until a response tells the offset, as in the Redis governor.
       if (clockOffsetMs !== undefined) offsetMs ??= Math.round(clockOffsetMs);
-      if (centsToday > (days.get(dayUtc) ?? 0)) days.set(dayUtc, centsToday);
+      if (centsToday > (books.days.get(dayUtc) ?? 0)) books.days.set(dayUtc, centsToday);
     },
-    async startRun(id) {
-      if (id === runId) return;
-      runId = id;
-      runs.set(id, { cents: 0, calls: 0 });
-    },
+    startRun: async (id) => books.startRun(id),
     async status(): Promise<GovernorStatus> {
       const nowMs = now();
       housekeeping(nowMs);
@@ -275,12 +229,12 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
         remaining,
         resetAt: resetAtMs === null ? null : new Date(resetAtMs),
         reserve: reserveFor(limit, limits),
-        inFlight: tickets.size,
-        inFlightCents: inFlightCents(),
+        inFlight: books.inFlight,
+        inFlightCents: books.inFlightCents,
         pausedUntil: end === null ? null : new Date(end),
-        centsToday: days.get(utcDay(nowMs + offset())) ?? 0,
-        centsThisRun: run().cents,
-        callsThisRun: run().calls,
+        centsToday: books.days.get(utcDay(nowMs + offset())) ?? 0,
+        centsThisRun: books.run().cents,
+        callsThisRun: books.run().calls,
         maxCentsPerRun: limits.maxCentsPerRun,
         maxCentsPerDay: limits.maxCentsPerDay,
         clockOffsetMs: offset(),

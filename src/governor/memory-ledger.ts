@@ -1,0 +1,86 @@
+import type { EndpointName } from '../domain/endpoints.ts';
+import type { CallTicket } from '../domain/calls.ts';
+import { DAY_MS } from '../util/calendar-day.ts';
+import { utcDay } from './policy.ts';
+
+/**
+ * The in-process governor's books (src/governor/memory.ts): tickets in flight, what each UTC
+ * day (service clock) and each run spent. Kept apart from the admission rules, which read them.
+ */
+export class MemoryLedger {
+  /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
+  private readonly tickets = new Map<string, { cents: number; expiresAtMs: number }>();
+  /** Cents of the tickets in flight. */
+  inFlightCents = 0;
+  private seq = 0;
+  /** Tickets charged at expiry, so a late settle does not charge them twice. */
+  private readonly expired = new Map<string, number>();
+  readonly days = new Map<string, number>();
+  private runId = '';
+  private readonly runs = new Map<string, { cents: number; calls: number }>();
+
+  constructor(private readonly ticketTtlMs: number) {}
+
+  get inFlight(): number {
+    return this.tickets.size;
+  }
+
+  has(id: string): boolean {
+    return this.tickets.has(id);
+  }
+
+  run(): { cents: number; calls: number } {
+    return this.runs.get(this.runId) ?? { cents: 0, calls: 0 };
+  }
+
+  startRun(id: string): void {
+    if (id === this.runId) return;
+    this.runId = id;
+    this.runs.set(id, { cents: 0, calls: 0 });
+  }
+
+  charge(cents: number, serviceNowMs: number): void {
+    const day = utcDay(serviceNowMs);
+    this.days.set(day, (this.days.get(day) ?? 0) + cents);
+    const r = this.run();
+    this.runs.set(this.runId, { cents: r.cents + cents, calls: r.calls + 1 });
+  }
+
+  drop(id: string): boolean {
+    const t = this.tickets.get(id);
+    if (!t) return false;
+    this.tickets.delete(id);
+    this.inFlightCents -= t.cents;
+    return true;
+  }
+
+  issue(endpoint: EndpointName, cost: number, nowMs: number): CallTicket {
+    // Ids only need to be unique within this governor, which lives in one process.
+    const ticket: CallTicket = { id: `t${++this.seq}`, endpoint, costCents: cost };
+    this.tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + this.ticketTtlMs });
+    this.inFlightCents += cost;
+    return ticket;
+  }
+
+  /** Tickets past their time are charged (`offsetMs`: service clock minus local). */
+  expire(nowMs: number, offsetMs: number): void {
+    // Both maps are in expiry order: stop at the first entry still alive (O(1) per call).
+    for (const [id, t] of this.tickets) {
+      if (t.expiresAtMs > nowMs) break;
+      // The dead process may have sent the request: count it as spent, never exceed a cap.
+      this.drop(id);
+      this.charge(t.cents, nowMs + offsetMs);
+      this.expired.set(id, nowMs);
+    }
+    for (const [id, at] of this.expired) {
+      if (at >= nowMs - DAY_MS) break;
+      this.expired.delete(id);
+    }
+  }
+
+  /** A ticket settled: true when it is still to be charged (not charged at its expiry). */
+  settled(id: string): boolean {
+    const wasInFlight = this.drop(id);
+    return wasInFlight || !this.expired.delete(id);
+  }
+}
