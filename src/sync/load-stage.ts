@@ -3,7 +3,6 @@ import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
 import type { LoadEntry, LoadItem, ProgressMark } from '../domain/items.ts';
 import type { SentCall } from '../domain/calls.ts';
-import { unansweredCalls } from '../warehouse/sent-calls.ts';
 
 export interface LoadStageOptions {
   /** Items per warehouse transaction (count). */
@@ -23,7 +22,8 @@ export interface LoadStageOptions {
 /**
  * The single writer: journals job results, and has the warehouse load them in batched
  * transactions, one at a time, off the path that keeps requests in flight. The journal is
- * the buffer: a batch is a sealed journal segment, which the loader reads itself.
+ * the buffer: a batch is a sealed journal segment, which the loader reads itself. What a dead
+ * process left in it is replayed before a run starts (replayJournal, open-run.ts).
  */
 export class LoadStage {
   private readonly journal: Journal;
@@ -57,43 +57,6 @@ export class LoadStage {
     this.journal = new Journal(dbPath);
     const empty: LoadEntry = { runId, items: [], progress: [], sent: [] };
     this.sentHead = JSON.stringify(empty).slice(0, -2);
-  }
-
-  /**
-   * Replay what a dead process journaled but never committed. Requests it sent and never saw
-   * answered (a SentCall without its ApiCallItem in any leftover segment) are first journaled
-   * as calls without an answer, in a segment of their own, so the ledger keeps every request
-   * the service may have billed. Returns the number of segments replayed.
-   */
-  static async recover(warehouse: WarehouseHandle, dbPath: string, log: Logger): Promise<number> {
-    const journal = new Journal(dbPath);
-    const leftovers = journal.leftovers();
-    if (leftovers.length === 0) return 0;
-    const unanswered = unansweredCalls(leftovers.map((l) => l.path));
-    for (const [runId, calls] of unanswered)
-      journal.append(JSON.stringify({ runId, items: calls, progress: [] }));
-    // The answers go last: until they are in, the segments that name the requests remain.
-    const answers = journal.seal();
-    journal.close();
-    if (answers) leftovers.push(answers);
-    const state = await warehouse.syncState();
-    const committed = new Set(
-      state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
-    );
-    let replayed = 0;
-    for (const { id, path } of leftovers) {
-      if (!committed.has(id)) {
-        await warehouse.loadJournal(path, [journalMark(id)]);
-        replayed++;
-      }
-      journal.removeLeftover(id);
-    }
-    const calls = [...unanswered.values()].reduce((n, c) => n + c.length, 0);
-    log.info(
-      { segments: replayed, unansweredCalls: calls },
-      'replayed journaled results of an interrupted run',
-    );
-    return replayed;
   }
 
   /** The first failed warehouse or journal write, if any: nothing more is written in this run. */

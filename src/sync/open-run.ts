@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
+import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { Journal, journalMark } from '../warehouse/journal.ts';
+import { unansweredCalls } from '../warehouse/sent-calls.ts';
 import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
@@ -11,7 +14,6 @@ import type { SyncState } from '../warehouse/state-types.ts';
 import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
-import { LoadStage } from './load-stage.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 
@@ -46,7 +48,7 @@ export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'
   let state: SyncState;
   try {
     stageMark('open: journal replay');
-    await LoadStage.recover(warehouse, config.dbPath, log);
+    await replayJournal(warehouse, config.dbPath, log);
     stageMark('open: run rows and baseline');
     for (const r of await warehouse.query<{ run_id: string }>(
       "SELECT run_id FROM sync_runs WHERE status = 'running'",
@@ -134,4 +136,54 @@ export function newRunId(started: Date): string {
     .replace(/[-:.TZ]/g, '')
     .slice(0, 14);
   return `run-${stamp}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Replay what a dead process journaled but never committed: the first step of opening a run.
+ * Not LoadStage's, the writer of a live run: this reads the segments another process left,
+ * once, and shares with LoadStage only the journal's format and its marks.
+ *
+ * A segment is loaded unless the warehouse already holds its mark (`journal:<id>` in
+ * sync_walks, committed with its rows), so a crash between a commit and the segment's
+ * removal replays nothing twice; the ledger's own keys (07_ledger.sql) keep a call that is
+ * journaled twice to one row besides.
+ *
+ * Requests it sent and never saw answered (a SentCall without its ApiCallItem in any leftover
+ * segment) are first journaled as calls without an answer, in a segment of their own, so the
+ * ledger keeps every request the service may have billed. Returns the number of segments
+ * replayed.
+ */
+export async function replayJournal(
+  warehouse: WarehouseHandle,
+  dbPath: string,
+  log: Logger,
+): Promise<number> {
+  const journal = new Journal(dbPath);
+  const leftovers = journal.leftovers();
+  if (leftovers.length === 0) return 0;
+  const unanswered = unansweredCalls(leftovers.map((l) => l.path));
+  for (const [runId, calls] of unanswered)
+    journal.append(JSON.stringify({ runId, items: calls, progress: [] }));
+  // The answers go last: until they are in, the segments that name the requests remain.
+  const answers = journal.seal();
+  journal.close();
+  if (answers) leftovers.push(answers);
+  const state = await warehouse.syncState();
+  const committed = new Set(
+    state.walks.filter((w) => w.walk.startsWith('journal:')).map((w) => w.walk.slice(8)),
+  );
+  let replayed = 0;
+  for (const { id, path } of leftovers) {
+    if (!committed.has(id)) {
+      await warehouse.loadJournal(path, [journalMark(id)]);
+      replayed++;
+    }
+    journal.removeLeftover(id);
+  }
+  const calls = [...unanswered.values()].reduce((n, c) => n + c.length, 0);
+  log.info(
+    { segments: replayed, unansweredCalls: calls },
+    'replayed journaled results of an interrupted run',
+  );
+  return replayed;
 }

@@ -54,7 +54,7 @@ export function unansweredRows(seen: CallsSeen): { runId: string; call: ApiCallI
   return rows;
 }
 
-/** The unanswered requests of journal segments a dead process left, per run (LoadStage.recover). */
+/** The unanswered requests of journal segments a dead process left, per run (replayJournal, sync/open-run.ts). */
 export function unansweredCalls(paths: readonly string[]): Map<string, ApiCallItem[]> {
   const byRun = new Map<string, ApiCallItem[]>();
   for (const { runId, call } of unansweredRows(readCalls(paths))) {

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { LoadStage } from '../../src/sync/load-stage.ts';
+import { replayJournal } from '../../src/sync/open-run.ts';
 import type { ApiCallItem, SentCall } from '../../src/domain/calls.ts';
 import type { LoadEntry } from '../../src/domain/items.ts';
 import { sentOnlyRun } from '../../src/warehouse/journal.ts';
@@ -58,8 +59,8 @@ test('replay ledgers a request a killed process sent and never saw answered, onc
       line({ runId: 'r1', items: [answer(c)], progress: [] }).slice(0, 30), // cut by the kill
   );
   const log = pino({ level: 'silent' });
-  expect(await LoadStage.recover(wh, db, log)).toBe(3); // two segments and the answers' own
-  expect(await LoadStage.recover(wh, db, log)).toBe(0);
+  expect(await replayJournal(wh, db, log)).toBe(3); // two segments and the answers' own
+  expect(await replayJournal(wh, db, log)).toBe(0);
   const rows = await wh.query<{ endpoint: string; status: number; cost_cents: number }>(
     'SELECT endpoint, status, cost_cents FROM api_calls ORDER BY status DESC, endpoint',
   );
