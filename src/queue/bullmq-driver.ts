@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
 import type { ExecuteDeps } from './execute.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
-import { cancelPrevious, earlierReports, jobsInHand, RunLease } from './lease.ts';
+import { cancelPrevious, earlierReports, jobsInHand, RunLease } from './takeover.ts';
 import { Receipts } from './receipts.ts';
 import { RedisLossNotice } from './redis-loss.ts';
 import type { Backlog, JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -206,7 +206,7 @@ export class BullmqDriver implements QueueDriver {
     await this.loadQueueEmpty(deadline);
   }
 
-  /** What an earlier run left in the load queue, handled first (lease.ts). */
+  /** What an earlier run left in the load queue, handled first (takeover.ts). */
   readonly earlierReports = () => earlierReports(this.loadQueue, { ...this.opts, since: this.run.earlier });
 
   private async loadQueueEmpty(deadline: number): Promise<void> {

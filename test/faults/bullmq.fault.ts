@@ -173,7 +173,7 @@ describe('faults: BullMQ', () => {
       const dup = callsWithStatus(sim, 200) - clean.calls;
       // The done-when's bound: the requests on the wire at each kill plus the calls of one
       // lease after it. The dead run's results left in the load queue are loaded before the
-      // next sync plans (lease.ts, earlierReports): what is bought again is the work of the
+      // next sync plans (takeover.ts, earlierReports): what is bought again is the work of the
       // jobs the lapsed lease halted and of the dead sync's own jobs in hand, their calls on
       // the wire or within the lease, and the pages a multi-page one bought before the kill.
       // Those pages are not within the two figures by design; they are a few against the
