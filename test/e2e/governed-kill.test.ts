@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import {
-  callsWithStatus,
   cleanRunCalls,
   expectLedgerWithin,
   expectMirror,
@@ -10,6 +9,7 @@ import {
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 
 /**
@@ -22,8 +22,6 @@ import { spawnSync } from '../helpers/sync-process.ts';
 
 const CATALOGUE = { fragrances: 60, seed: 51 };
 const CONCURRENCY = 4;
-/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
-const JOBS = 2 * CONCURRENCY;
 const KILLS = 3;
 
 const files = governedFiles();
@@ -33,11 +31,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('governed sync: killed processes', () => {
   it('SIGKILLed at random points, resumes to an exact mirror; paid calls repeated stay within the jobs in flight', async () => {
     const clean = await cleanRunCalls(
-      () => startSimulator(CATALOGUE),
+      () => startSimulator({ ...CATALOGUE, recordPaid: true }),
       files.path('clean.duckdb'),
       files.config,
     );
-    const sim = await startSimulator(CATALOGUE);
+    const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
     // Responses take 25 ms, so each kill (within half a second of the run's first calls) lands
     // while work is left, however fast the sync has become: a kill after the run completed
     // would test nothing (and the next run would open a new cycle).
@@ -69,11 +67,11 @@ describe('governed sync: killed processes', () => {
       );
       expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
 
-      // Bound (repeatBound): per kill, the calls of the JOBS largest jobs (those in flight).
-      const bound = KILLS * repeatBound(sim, JOBS);
-      const dup = callsWithStatus(sim, 200) - clean.calls;
-      expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
-      expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(bound);
+      // Bound (repeatBound): per kill, the calls of the largest jobs, as many as the process
+      // runs at once (those in flight); nothing the clean run bought left unbought.
+      const jobs = jobsPerProcess({ config: files.config, concurrency: String(CONCURRENCY) });
+      const bound = KILLS * repeatBound(sim, jobs);
+      expectRepeatsWithin(sim, clean, bound, `delays ${delays.join(',')} ms`);
       // Every call reaches the ledger, kills included: a request a killed process had on the
       // wire was journaled as it left, and the next start ledgers it as a call without an
       // answer. One journaled at the instant of a kill may never have been read by the service:

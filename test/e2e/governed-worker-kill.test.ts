@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import {
-  callsWithStatus,
   cleanRunCalls,
   expectLedgerWithin,
   expectMirror,
@@ -11,6 +10,7 @@ import {
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -26,8 +26,6 @@ import { cleanPrefix, spoolBytes, startWorker, type WorkerProc } from '../helper
 
 const CATALOGUE = { fragrances: 80, seed: 61 };
 const CONCURRENCY = 4;
-/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
-const JOBS = 2 * CONCURRENCY;
 const KILLS = 2;
 const LOCK_MS = 2000;
 /** The service's answer time while the run is killed, and while a killed worker's successor starts. */
@@ -38,11 +36,18 @@ const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What one uninterrupted sync of CATALOGUE pays, and a config with short job locks. */
-let clean: { calls: number; cents: number };
+let clean: { calls: number; cents: number; paid: string[] };
 let config: string;
+/** Jobs in flight per process, the sync's or a worker's (both BullMQ, same flags). */
+let jobs: number;
 beforeAll(async () => {
-  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
+  clean = await cleanRunCalls(
+    () => startSimulator({ ...CATALOGUE, recordPaid: true }),
+    files.path('clean.duckdb'),
+    files.config,
+  );
   config = await lockConfig(files.path('lock.json'), LOCK_MS);
+  jobs = jobsPerProcess({ config, concurrency: String(CONCURRENCY), redis: inject('redisUrl') });
 });
 
 describe('governed sync: killed worker processes', () => {
@@ -54,7 +59,7 @@ describe('governed sync: killed worker processes', () => {
       startWorker(redisUrl, prefix, args),
       startWorker(redisUrl, prefix, args),
     ]);
-    const sim = await startSimulator(CATALOGUE);
+    const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
     // 50 ms answers: the run lasts seconds, and a killed worker always has requests on the wire.
     sim.setFaults({ latencyMs: LATENCY_MS });
     try {
@@ -97,10 +102,8 @@ describe('governed sync: killed worker processes', () => {
       // Every call reaches the ledger; a request a killed worker had journaled and not yet
       // written to its socket may be one the service never read (expectLedgerWithin).
       await expectLedgerWithin(sim, dbPath, KILLS * CONCURRENCY);
-      // Per kill, at most the jobs the worker had: the JOBS largest ones.
-      const dup = callsWithStatus(sim, 200) - clean.calls;
-      expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
-      expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(KILLS * repeatBound(sim, JOBS));
+      // Per kill, at most the jobs the worker had: the `jobs` largest ones.
+      expectRepeatsWithin(sim, clean, KILLS * repeatBound(sim, jobs), `delays ${delays.join(',')} ms`);
       // The killed workers were sending: requests they had on the wire are calls without an answer.
       const [unanswered] = await queryWarehouse<{ n: number }>(
         dbPath,
@@ -117,7 +120,7 @@ describe('governed sync: killed worker processes', () => {
   it('the sync process itself SIGKILLed in BullMQ mode (it fetches too): the next runs replay its journal and its spool', async () => {
     const redisUrl = inject('redisUrl');
     const prefix = uniquePrefix('gov-owner-kill');
-    const sim = await startSimulator(CATALOGUE);
+    const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
     sim.setFaults({ latencyMs: LATENCY_MS });
     const dbPath = files.path('owner-kill.duckdb');
     const opts = { config, concurrency: CONCURRENCY, redis: { url: redisUrl, prefix } };
@@ -145,9 +148,7 @@ describe('governed sync: killed worker processes', () => {
         'SELECT status FROM sync_runs ORDER BY started_at',
       );
       expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
-      const dup = callsWithStatus(sim, 200) - clean.calls;
-      expect(dup, `delays ${delays.join(',')} ms`).toBeGreaterThanOrEqual(0);
-      expect(dup, `delays ${delays.join(',')} ms`).toBeLessThanOrEqual(KILLS * repeatBound(sim, JOBS));
+      expectRepeatsWithin(sim, clean, KILLS * repeatBound(sim, jobs), `delays ${delays.join(',')} ms`);
     } finally {
       await sim.close();
       await cleanPrefix(redisUrl, prefix);

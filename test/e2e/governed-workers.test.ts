@@ -14,6 +14,7 @@ import {
   TEST_JITTER_MS,
 } from '../helpers/governed.ts';
 import { losableRedis } from '../helpers/redis-server.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { attemptsOf, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
@@ -144,14 +145,14 @@ describe('governed sync: worker processes on one Redis', () => {
     const catalogue = { fragrances: 60, seed: 42 };
     const concurrency = 4;
     const clean = await cleanRunCalls(
-      () => startSimulator(catalogue),
+      () => startSimulator({ ...catalogue, recordPaid: true }),
       files.path('flush-clean.duckdb'),
       files.config,
     );
     const prefix = uniquePrefix('gov-flush');
     const redis = await losableRedis(inject('redisUrl'), inject('redisOwned'), prefix);
     const redisUrl = redis.url;
-    const sim = await startSimulator(catalogue);
+    const sim = await startSimulator({ ...catalogue, recordPaid: true });
     let flushedAt: number | null = null;
     const poll = setInterval(() => {
       if (flushedAt !== null || sim.ledger().calls < clean.calls / 3) return;
@@ -174,12 +175,11 @@ describe('governed sync: worker processes on one Redis', () => {
       expect(summary.status).toBe('completed');
       expect(flushedAt).not.toBeNull();
       await expectMirror(sim, dbPath);
-      const dup = callsWithStatus(sim, 200) - clean.calls;
       // One interruption: at most the jobs in flight (their outcomes lost with the load
-      // queue) are paid again, bounded by the largest jobs a process has in flight: twice its
-      // requests (queue.concurrency's default; repeatBound).
-      expect(dup).toBeGreaterThanOrEqual(0);
-      expect(dup).toBeLessThanOrEqual(repeatBound(sim, 2 * concurrency));
+      // queue) are paid again, bounded by the calls of the largest jobs the process runs at
+      // once (jobConcurrency under these flags; repeatBound), and nothing left unbought.
+      const flags = { redis: redisUrl, config: files.config, concurrency: String(concurrency) };
+      expectRepeatsWithin(sim, clean, repeatBound(sim, jobsPerProcess(flags)), `flushed at ${flushedAt}`);
       // Outcomes waiting in the flushed load queue are gone with the flush, their ledger rows
       // are not: the worker's spool reports them again, and the ledger is exact.
       await expectLedgerEqual(sim, dbPath);

@@ -19,6 +19,7 @@ import {
   serviceQuiet,
   sleep,
 } from '../helpers/interrupt.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync, type SyncProcOptions } from '../helpers/sync-process.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix, startWorker, type WorkerProc } from '../helpers/worker-process.ts';
@@ -33,8 +34,6 @@ import { cleanPrefix, startWorker, type WorkerProc } from '../helpers/worker-pro
 
 const CATALOGUE = { fragrances: 60, seed: 71 };
 const CONCURRENCY = 4;
-/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
-const JOBS = 2 * CONCURRENCY;
 /** Each test runs up to three syncs of which one waits for 3-second answers. */
 const TIMEOUT_MS = 180_000;
 
@@ -142,7 +141,7 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
   it(
     'second SIGINT: ends at once by the signal, no native abort; the next sync is exact',
     async () => {
-      const sim = await startSimulator(CATALOGUE);
+      const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
       // Answers that take 3 s: the drain is still waiting for them when the second signal comes.
       sim.setFaults({ latencyMs: 3000 });
       const q = redis('sigint-twice');
@@ -165,10 +164,10 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         // Killed at once: a request leaving at that instant is ledgered, and may never have
         // been read by the service (seen here: 3 of 6 in flight, on a loaded machine).
         await expectLedgerWithin(sim, dbPath, CONCURRENCY);
-        // Jobs in hand were dropped: at most their calls are paid again.
-        const dup = callsWithStatus(sim, 200) - (await cleanCalls());
-        expect(dup).toBeGreaterThanOrEqual(0);
-        expect(dup).toBeLessThanOrEqual(repeatBound(sim, JOBS));
+        // Jobs in hand were dropped: at most their calls are paid again (as many jobs as the
+        // process runs at once under these flags), and nothing left unbought.
+        const flags = { config: files.config, concurrency: String(CONCURRENCY), redis: q?.url };
+        expectRepeatsWithin(sim, await cleanRun(), repeatBound(sim, jobsPerProcess(flags)), driver);
       } finally {
         await sim.close();
         if (q) await cleanPrefix(q.url, q.prefix);
@@ -178,7 +177,7 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
   );
 });
 
-async function cleanCalls(): Promise<number> {
+async function cleanRun(): Promise<{ paid: string[] }> {
   const dbPath = files.path(`clean-twice-${Math.random().toString(16).slice(2)}.duckdb`);
-  return (await cleanRunCalls(() => startSimulator(CATALOGUE), dbPath, files.config)).calls;
+  return cleanRunCalls(() => startSimulator({ ...CATALOGUE, recordPaid: true }), dbPath, files.config);
 }

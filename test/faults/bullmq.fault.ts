@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import {
   callsWithStatus,
   cleanRunCalls,
@@ -12,6 +12,7 @@ import {
   repeatBound,
 } from '../helpers/governed.ts';
 import { flushallScenario } from '../helpers/flushall.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -27,8 +28,6 @@ import { cleanPrefix, spoolBytes, startWorker, startWorkers } from '../helpers/w
 const CATALOGUE = { fragrances: 600, seed: 1414 };
 const LATENCY_MS = 40;
 const CONCURRENCY = 3;
-/** Jobs in flight per process: twice the requests (queue.concurrency's default). */
-const JOBS = 2 * CONCURRENCY;
 const LOCK_MS = 2000;
 const LEASE_MS = 1000;
 /** The sync and two worker processes. */
@@ -38,12 +37,12 @@ const files = governedFiles();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Prints a scenario's repeats beside its bound and holds them to it. No floor: the mirror is
- * checked exact before, so the run bought at least what the clean one did.
+ * Prints a scenario's repeats beside its bound and holds them to it, and to the floor that
+ * nothing the clean run bought was left unbought (expectRepeatsWithin).
  */
-function expectRepeats(report: string, dup: number, bound: number): void {
+function expectRepeats(report: string, sim: Simulator, bound: number): void {
   console.log(`[faults] ${report}`);
-  expect(dup).toBeLessThanOrEqual(bound);
+  expectRepeatsWithin(sim, clean, bound, report);
 }
 
 /** Stops the scenario's workers and service and removes its queue keys. */
@@ -60,6 +59,8 @@ async function teardown(
 
 let clean: { calls: number; cents: number; paid: string[] };
 let config: string;
+/** Jobs in flight per process, the sync's or a worker's: jobConcurrency under the same flags. */
+let jobs: number;
 beforeAll(async () => {
   clean = await cleanRunCalls(
     () => startSimulator({ ...CATALOGUE, recordPaid: true }),
@@ -67,6 +68,7 @@ beforeAll(async () => {
     files.config,
   );
   config = await lockConfig(files.path('faults.json'), LOCK_MS, { leaseMs: LEASE_MS });
+  jobs = jobsPerProcess({ config, concurrency: String(CONCURRENCY), redis: inject('redisUrl') });
 });
 
 describe('faults: BullMQ', () => {
@@ -109,10 +111,10 @@ describe('faults: BullMQ', () => {
       await expectMirror(sim, dbPath);
       await expectLedgerEqual(sim, dbPath);
       const dup = callsWithStatus(sim, 200) - clean.calls;
-      const bound = kills * repeatBound(sim, JOBS);
+      const bound = kills * repeatBound(sim, jobs);
       expectRepeats(
-        `worker kill x${kills}: paid calls repeated ${dup} (${paidByKind(paidAgain(clean.paid, sim.paidRequests()))}), jobs in flight at the kills ≤ ${kills * JOBS} (their calls ≤ ${bound}); api_calls = ledger`,
-        dup,
+        `worker kill x${kills}: paid calls repeated ${dup} (${paidByKind(paidAgain(clean.paid, sim.paidRequests()))}), jobs in flight at the kills ≤ ${kills * jobs} (their calls ≤ ${bound}); api_calls = ledger`,
+        sim,
         bound,
       );
       // Most of the kills landed while the run had work left.
@@ -181,7 +183,7 @@ describe('faults: BullMQ', () => {
       const bound = sum.inLease + sum.wire;
       expectRepeats(
         `sync kill x${KILLS} (lease ${LEASE_MS} ms): calls after each kill ${lines.join(', ')}; after all kills ${sum.after} (${sum.inLease} within one lease, ${sum.wire} requests on the wire, ≤ ${inFlight} each); paid calls repeated over all ${dup} (${paidByKind(paidAgain(clean.paid, sim.paidRequests()))}) ≤ ${bound} (within one lease + on the wire); api_calls = ledger`,
-        dup,
+        sim,
         bound,
       );
     } finally {

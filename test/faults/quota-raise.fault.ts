@@ -11,6 +11,7 @@ import {
   TEST_JITTER_MS,
   waitFor,
 } from '../helpers/governed.ts';
+import { jobsPerProcess } from '../helpers/repeats.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix } from '../helpers/worker-process.ts';
@@ -26,8 +27,6 @@ import { cleanPrefix } from '../helpers/worker-process.ts';
 const CATALOGUE = { fragrances: 150, seed: 1415 };
 const LATENCY_MS = 20;
 const CONCURRENCY = 4;
-/** Jobs in flight: twice the requests (queue.concurrency's default). */
-const JOBS = 2 * CONCURRENCY;
 const RECHECK_MS = 500;
 
 const files = governedFiles();
@@ -60,6 +59,14 @@ async function onDriver<T>(
   }
 }
 
+/** Jobs in flight on `driver` (jobConcurrency under the scenario's flags), for the reports. */
+const jobsOn = (driver: 'memory' | 'bullmq') =>
+  jobsPerProcess({
+    config,
+    concurrency: String(CONCURRENCY),
+    redis: driver === 'bullmq' ? inject('redisUrl') : undefined,
+  });
+
 const accords429 = (sim: Simulator) => sim.ledger().byEndpoint['/v1/accords']?.byStatus['429'] ?? 0;
 
 describe.each(['memory', 'bullmq'] as const)('faults: quota and balance (%s driver)', (driver) => {
@@ -87,7 +94,7 @@ describe.each(['memory', 'bullmq'] as const)('faults: quota and balance (%s driv
       const rechecks = logs.filter((l) => l.includes('"msg":"quota recheck')).length;
       const paidAgain = callsWithStatus(sim, 200) - clean.calls - 1;
       console.log(
-        `[faults] quota raised during a pause (${driver}): ${rechecks} rechecks (${accords429(sim)} answered 429, 1 at 1 cent found the quota), paid calls repeated ${paidAgain}, jobs in flight at the pause ≤ ${JOBS}`,
+        `[faults] quota raised during a pause (${driver}): ${rechecks} rechecks (${accords429(sim)} answered 429, 1 at 1 cent found the quota), paid calls repeated ${paidAgain}, jobs in flight at the pause ≤ ${jobsOn(driver)}`,
       );
       expect(callsWithStatus(sim, 429)).toBe(rechecks - 1);
       // A review walk the pause cut short went on from its last page: nothing paid twice.
@@ -114,7 +121,7 @@ describe.each(['memory', 'bullmq'] as const)('faults: quota and balance (%s driv
       await expectLedgerEqual(sim, dbPath);
       const paidAgain = callsWithStatus(sim, 200) - clean.calls;
       console.log(
-        `[faults] 402 then top-up (${driver}): paid calls repeated ${paidAgain}, refused (402) ${callsWithStatus(sim, 402)}, jobs in flight at the stop ≤ ${JOBS}`,
+        `[faults] 402 then top-up (${driver}): paid calls repeated ${paidAgain}, refused (402) ${callsWithStatus(sim, 402)}, jobs in flight at the stop ≤ ${jobsOn(driver)}`,
       );
       // What the stopped jobs bought (review pages) was kept: the next run paid none again.
       expect(paidAgain).toBe(0);
