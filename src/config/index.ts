@@ -188,7 +188,14 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Jobs a process runs at once (see queue.concurrency): the setting, else twice http.concurrency. */
+/**
+ * Jobs a process runs at once (see queue.concurrency): the setting, else four times
+ * http.concurrency on the BullMQ driver (a Redis configured: the sync and every worker) and
+ * twice in process. A BullMQ worker takes its jobs from Redis one at a time, so at twice the
+ * slots sat idle 15-23% of a 20 ms fetch waiting for a job or a ticket; four times keeps them
+ * 0.94-0.95 busy (docs/benchmarks.md, Session 10 and 11: latency). In process a job starts
+ * as soon as one ends: twice already keeps them 0.99 busy.
+ */
 export function jobConcurrency(config: Config): number {
-  return config.queue.concurrency ?? 2 * config.http.concurrency;
+  return config.queue.concurrency ?? (config.redisUrl ? 4 : 2) * config.http.concurrency;
 }

@@ -124,10 +124,12 @@ export const ConfigSchema = z.strictObject({
     /** Key prefix of the BullMQ queues in Redis; no ':' (BullMQ uses it as separator). */
     prefix: z.string().regex(/^[^:\s]+$/, { error: "must be a non-empty string without ':' or spaces" }),
     /**
-     * Jobs processed at once per process, the sync's own or a worker (count); null: twice
-     * http.concurrency. Requests in flight are http.concurrency whatever this is: a job holds a
-     * request slot only while its request is on the wire, so more jobs than slots keep every
-     * connection busy while some jobs are between two requests.
+     * Jobs processed at once per process, the sync's own or a worker (count); null: four times
+     * http.concurrency on BullMQ (a worker takes its jobs from Redis one at a time), twice in
+     * process. Requests in flight are http.concurrency whatever this is: a job holds a request
+     * slot only while its request is on the wire, so more jobs than slots keep every connection
+     * busy while some jobs are between two requests. A killed process's jobs in flight are
+     * what a kill may buy again (their calls).
      */
     concurrency: posInt().nullable(),
     /**
@@ -154,7 +156,8 @@ export const ConfigSchema = z.strictObject({
      * Jobs handed to the queue and not yet ended, at most (count); the rest of what a sync
      * owes waits in its own process, a few bytes per job (src/sync/admission.ts). Enough to
      * keep every worker busy: the sync's own and each worker process take jobConcurrency
-     * jobs at once (64 by default).
+     * jobs at once (128 by default on BullMQ, 64 in process), so 2,000 serves the sync and
+     * 14 worker processes.
      */
     windowJobs: posInt(),
   }),

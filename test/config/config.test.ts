@@ -86,10 +86,14 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBe('redis://b:2');
     expect(config.datasets.reviews).toEqual({ mode: 'newest', newest: 5 });
     expect(config.http.concurrency).toBe(8);
-    // Jobs at once follow: twice the requests in flight, unless queue.concurrency says otherwise.
+    // Jobs at once follow, unless queue.concurrency says otherwise: four times the requests in
+    // flight on BullMQ (a Redis is configured), twice in process.
     expect(config.queue.concurrency).toBeNull();
-    expect(jobConcurrency(config)).toBe(16);
+    expect(jobConcurrency(config)).toBe(32);
+    expect(jobConcurrency({ ...config, redisUrl: null })).toBe(16);
     expect(jobConcurrency({ ...config, queue: { ...config.queue, concurrency: 5 } })).toBe(5);
+    const inProcess = { ...config, redisUrl: null, queue: { ...config.queue, concurrency: 5 } };
+    expect(jobConcurrency(inProcess)).toBe(5);
     expect(config.datasets.reviewDigest).toBe(true);
   });
 
