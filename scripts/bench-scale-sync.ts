@@ -24,6 +24,9 @@ const log = pino({ level: 'silent' });
 const cpu0 = process.cpuUsage();
 const main0 = mainThreadCpuS();
 const t0 = performance.now();
+const { openWarehouse } = await import('../src/sync/open-warehouse.ts');
+const opening = openWarehouse(config, log);
+opening.catch(() => undefined);
 const [{ runSync }, { createRuntime }, { stageTimes }] = await Promise.all([
   import('../src/sync/coordinator.ts'),
   import('../src/sync/runtime.ts'),
@@ -31,7 +34,13 @@ const [{ runSync }, { createRuntime }, { stageTimes }] = await Promise.all([
 ]);
 const runtime = await createRuntime(config, log);
 const beforeRunMs = performance.now() - t0;
-const summary = await runSync({ config, log, governor: runtime.governor, makeDriver: runtime.makeDriver });
+const summary = await runSync({
+  config,
+  log,
+  governor: runtime.governor,
+  makeDriver: runtime.makeDriver,
+  opening,
+});
 const wallS = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const main1 = mainThreadCpuS();

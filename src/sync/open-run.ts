@@ -1,14 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/index.ts';
-import { ConfigError } from '../errors.ts';
 import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
 import { unansweredCalls } from '../warehouse/sent-calls.ts';
-import { ThreadWarehouse } from '../warehouse/thread/remote.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
-import { Warehouse } from '../warehouse/warehouse.ts';
-import { WriterLock } from '../warehouse/writer-lock.ts';
 import { serviceClock, serviceDay } from '../plan/service-clock.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
@@ -16,34 +11,24 @@ import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
+import { openWarehouse } from './open-warehouse.ts';
+
+export { newRunId } from './open-warehouse.ts';
 
 /**
  * The open stage: everything a run does before it may send a request. The service address
  * and the key are checked first (nothing is opened without them); then the warehouse is
- * opened, what a killed run journaled is replayed, runs left 'running' are closed as
+ * opened (open-warehouse.ts; `fragsync sync` starts that earlier, deps.opening), what a
+ * killed run journaled is replayed, runs left 'running' are closed as
  * interrupted, this run's row is started and the governor learns today's spend from the
  * ledger, so a restart never forgets what today already cost.
  */
-export async function openRun(deps: Pick<SyncDeps, 'config' | 'log' | 'governor'>): Promise<OpenRun> {
+export async function openRun(
+  deps: Pick<SyncDeps, 'config' | 'log' | 'governor' | 'opening'>,
+): Promise<OpenRun> {
   const { config, governor } = deps;
-  requireService(config);
   stageMark('open: warehouse');
-  const started = new Date();
-  const runId = newRunId(started);
-  const log = deps.log.child({ runId });
-  // Held for the whole run, while the file itself is closed whenever nothing is written:
-  // a second sync is refused here, analysts may read in between (see writer-lock.ts).
-  const writer = WriterLock.acquire(config.dbPath, runId);
-  let warehouse: WarehouseHandle;
-  try {
-    const opts = { logger: log, releaseIdleMs: config.loader.releaseIdleMs };
-    warehouse = config.loader.thread
-      ? await ThreadWarehouse.open(config.dbPath, opts)
-      : await Warehouse.open(config.dbPath, opts);
-  } catch (err) {
-    writer.release();
-    throw err;
-  }
+  const { runId, started, log, warehouse, writer } = await (deps.opening ?? openWarehouse(config, deps.log));
   let mode: SyncMode = 'full';
   let state: SyncState;
   try {
@@ -118,24 +103,6 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     // what is due is owed once, by the service's day, never by this machine's.
     run.mode === 'nightly' ? nightlyRule(config.freshness, null) : undefined,
   );
-}
-
-function requireService(config: Config): asserts config is Config & { baseUrl: string; apiKey: string } {
-  if (!config.baseUrl)
-    throw new ConfigError(
-      'config: baseUrl is required (--base-url or FRAGSYNC_BASE_URL); fragsync never guesses the service address',
-    );
-  if (!config.apiKey)
-    throw new ConfigError('config: the API key is missing: set the FRAGSYNC_API_KEY environment variable');
-}
-
-/** `run-<UTC yyyymmddhhmmss>-<8 hex>`: sorts by start time, unique across hosts. */
-export function newRunId(started: Date): string {
-  const stamp = started
-    .toISOString()
-    .replace(/[-:.TZ]/g, '')
-    .slice(0, 14);
-  return `run-${stamp}-${randomUUID().slice(0, 8)}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { SyncMode } from '../plan/freshness.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import type { WriterLock } from '../warehouse/writer-lock.ts';
+import type { OpenedWarehouse } from './open-warehouse.ts';
 
 /** The values the stages of a sync hand each other (open → plan → fetch/load → finish). */
 
@@ -25,6 +26,11 @@ export interface SyncDeps {
    * time), everything is loaded and the run ends 'interrupted'.
    */
   interrupt?: AbortSignal;
+  /**
+   * The run's warehouse, already being opened (open-warehouse.ts: the command starts it while
+   * it loads the rest); openRun opens it itself without one.
+   */
+  opening?: Promise<OpenedWarehouse>;
 }
 
 export interface DriverContext {

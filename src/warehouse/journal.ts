@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { toWarehouseError } from './db.ts';
+import { toWarehouseError } from './warehouse-error.ts';
 import type { LoadBatch, LoadEntry, ProgressMark } from '../domain/items.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { WarehouseError } from './db.ts';
+import { WarehouseError } from './warehouse-error.ts';
 
 /**
  * fragsync's own writer lock, `<db>.lock` beside the warehouse, taken by a sync for its

@@ -34,24 +34,35 @@ export async function run(input: CommandInput): Promise<number> {
 }
 
 async function syncCommand(input: CommandInput, config: Config, interrupt: AbortSignal): Promise<number> {
+  // On a terminal the progress line and the summary say what matters; retries stay quiet.
+  const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'error' : config.logLevel);
+  // The warehouse first (the loader thread, DuckDB, the file, migrations: seconds), while this
+  // thread loads the rest of the sync and connects to Redis. No request leaves before the
+  // run has replayed the journal and seeded the day's spend (openRun awaits this).
+  const { openWarehouse, abandonWarehouse } = await import('../../sync/open-warehouse.ts');
+  const opening = openWarehouse(config, log);
+  // Awaited by runSync or abandoned below; a failure is reported there, not as unhandled.
+  opening.catch(() => undefined);
   const [{ runSync }, { createRuntime }, { formatSummary }] = await Promise.all([
     import('../../sync/coordinator.ts'),
     import('../../sync/runtime.ts'),
     import('../../sync/summary.ts'),
   ]);
   const json = input.opts.json === true;
-  // On a terminal the progress line and the summary say what matters; retries stay quiet.
-  const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'error' : config.logLevel);
   const progress = progressReporter();
   let runtime;
   try {
     runtime = await createRuntime(config, log);
   } catch (err) {
+    await abandonWarehouse(opening);
     console.error(`fragsync sync: ${oneLine(err)}`);
     return EXIT.badInput;
   }
   try {
-    if (interrupt.aborted) return EXIT.interrupted; // before the warehouse was opened
+    if (interrupt.aborted) {
+      await abandonWarehouse(opening); // the run never started
+      return EXIT.interrupted;
+    }
     const summary = await runSync({
       config,
       log,
@@ -59,6 +70,7 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
       makeDriver: runtime.makeDriver,
       onTick: progress.tick,
       interrupt,
+      opening,
     });
     progress.done();
     if (json) process.stdout.write(`${summaryJson(summary)}\n`);

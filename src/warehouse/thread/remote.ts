@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type pino from 'pino';
 import { ConfigError, FragsyncError, type ErrorCode } from '../../errors.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
-import { WarehouseError } from '../db.ts';
+import { WarehouseError } from '../warehouse-error.ts';
 import type { ExportResult } from '../export.ts';
 import type { RunIntent, WarehouseHandle } from '../handle.ts';
 import type { LoadResult } from '../loader.ts';
