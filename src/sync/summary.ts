@@ -1,14 +1,13 @@
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { Config } from '../config/index.ts';
-import { minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
-import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
+import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
-import { CONTRACT_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
 import { flaggedInRun, quarantinedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
 import type { RunStatus } from '../domain/run.ts';
+import { catalogueMinimum, tableRows } from './summary-figures.ts';
 
 /**
  * full: everything was fetched (the first run, --full); incremental: only what changed or was
@@ -95,15 +94,24 @@ export interface SummaryInput {
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
-  const byEndpoint = (
-    await wh.query<{
-      endpoint: string;
-      calls: number;
-      cents: number;
-      failed_calls: number;
-      failed_cents: number;
-    }>(sqlFile('runs/spend-by-endpoint.sql'), [input.runId])
-  ).map((e) => ({
+  // The statements run one after another in the warehouse; asked at once, none waits for the
+  // answer to the one before to cross back from the loader thread (about 35 of them, which
+  // took 0.3-0.7 s at 20k, docs/benchmarks.md, session 10; the row counts are one statement).
+  const counted = tableRows(wh);
+  const [spend, rows, minimum, changes, before, quarantined, flagged, state] = await Promise.all([
+    wh.query<{ endpoint: string; calls: number; cents: number; failed_calls: number; failed_cents: number }>(
+      sqlFile('runs/spend-by-endpoint.sql'),
+      [input.runId],
+    ),
+    counted,
+    catalogueMinimum(wh, input.config, counted),
+    runChanges(wh),
+    wh.query<{ n: number }>(sqlFile('runs/cycle-before.sql'), [input.runId]),
+    quarantinedInRun(wh, input.runId),
+    flaggedInRun(wh, input.runId),
+    input.status === 'completed' ? null : wh.syncState(),
+  ]);
+  const byEndpoint = spend.map((e) => ({
     endpoint: e.endpoint,
     calls: Number(e.calls),
     cents: Number(e.cents),
@@ -111,25 +119,17 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     failedCents: Number(e.failed_cents),
   }));
   const sum = (f: (e: (typeof byEndpoint)[number]) => number) => byEndpoint.reduce((s, e) => s + f(e), 0);
-  const rows: Record<string, number> = {};
-  for (const table of CONTRACT_TABLES) {
-    const [r] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`);
-    rows[table] = Number(r?.n ?? 0);
-  }
-  const changes = await runChanges(wh);
-  const minimum = await catalogueMinimum(wh, input.config);
   let owed: SyncSummary['owed'] = null;
-  if (input.status !== 'completed') {
+  if (state) {
     // What `fragsync plan` says next, by the same call (the service's clock as this run saw it).
-    const plan = buildPlan(await wh.syncState(), input.config, null);
+    const plan = buildPlan(state, input.config, null);
     owed = { calls: plan.cost.calls, cents: plan.cost.cents, lowerBound: plan.atLeast };
   }
   const calls = sum((e) => e.calls);
   const cents = sum((e) => e.cents);
   const mode = input.mode ?? 'full';
   const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
-  const [before] = await wh.query<{ n: number }>(sqlFile('runs/cycle-before.sql'), [input.runId]);
-  const earlierCycleRuns = mode === 'full' ? Number(before?.n ?? 0) : 0;
+  const earlierCycleRuns = mode === 'full' ? Number(before[0]?.n ?? 0) : 0;
   const whole = mode === 'full' && input.status === 'completed' && earlierCycleRuns === 0;
   return {
     runId: input.runId,
@@ -159,55 +159,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     owedJobs: input.owedJobs,
     owed,
     inFlight: input.inFlight ?? null,
-    quarantined: await quarantinedInRun(wh, input.runId),
-    flagged: await flaggedInRun(wh, input.runId),
+    quarantined,
+    flagged,
   };
 }
-
-/** The minimum for the catalogue as the warehouse now mirrors it, from the cost model. */
-async function catalogueMinimum(wh: WarehouseHandle, config: Config): Promise<Cost> {
-  const count = async (sql: string) => Number((await wh.query<{ n: number }>(sql))[0]?.n ?? 0);
-  const totals = await wh.query<{ n: number }>(
-    'SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id',
-  );
-  const brands = await wh.query<{ n: number }>(
-    'SELECT count(bf.fragrance_id)::INTEGER AS n FROM brands b LEFT JOIN brand_fragrances bf ON bf.brand_slug = b.slug GROUP BY b.slug',
-  );
-  return minimumCost(
-    {
-      fragrances: await count('SELECT count(*)::INTEGER AS n FROM fragrances'),
-      reviewTotals: totals.map((t) => Number(t.n)),
-      brands: brands.map((b) => Number(b.n)),
-      perfumers: await count('SELECT count(*)::INTEGER AS n FROM perfumers'),
-      notes: await count('SELECT count(*)::INTEGER AS n FROM notes'),
-      accords: await count('SELECT count(*)::INTEGER AS n FROM accords'),
-      charts: await count('SELECT count(*)::INTEGER AS n FROM charts'),
-      pageSizes: await servicePageSizes(wh),
-    },
-    config.datasets,
-    config.objective,
-  );
-}
-
-/**
- * The page sizes the service used, from the walk marks, where it served fewer than asked (a
- * legal reading: `pagination.limit` is the size used). Review walks keep no mark once read, so
- * a service that cut the list pages is taken to cut review pages alike.
- */
-async function servicePageSizes(wh: WarehouseHandle): Promise<Partial<Record<PagedWalk, number>>> {
-  const rows = await wh.query<{ kind: string; size: number }>(
-    `SELECT CASE WHEN walk LIKE 'brand:%' THEN 'brands' ELSE regexp_extract(walk, '^[a-z]+') END AS kind,
-            min(page_size)::INTEGER AS size
-     FROM sync_walks WHERE page_size IS NOT NULL AND page_size < ${MAX_PAGE_SIZE.listFragrances} GROUP BY 1`,
-  );
-  const sizes: Partial<Record<PagedWalk, number>> = {};
-  for (const r of rows) if (PAGED.includes(r.kind as PagedWalk)) sizes[r.kind as PagedWalk] = Number(r.size);
-  const smallest = Math.min(...Object.values(sizes));
-  if (sizes.reviews === undefined && Number.isFinite(smallest)) sizes.reviews = smallest;
-  return sizes;
-}
-
-const PAGED: PagedWalk[] = ['fragrances', 'reviews', 'brands', 'notes', 'accords'];
 
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];

@@ -103,23 +103,15 @@ export async function runChanges(wh: Pick<WarehouseHandle, 'query'>): Promise<Ru
     `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = '${BASELINE}' AND temporary`,
   );
   if (!has || Number(has.n) === 0) return null;
-  const current = await rowsSql(wh);
   const [base] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${BASELINE}`);
   // From an empty warehouse every row is new: counts per table and distinct owners per
-  // entity, no join, and nothing grouped by table and owner (at 120k fragrances that was a
-  // hash table of about a million groups at the end of the run, the peak of its RSS).
+  // entity, in one statement over the owners alone (no row digests), no join, and nothing
+  // grouped by table and owner (at 120k fragrances that was a hash table of about a million
+  // groups at the end of the run, the peak of its RSS).
   const empty = Number(base?.n ?? 0) === 0;
-  if (!empty) await wh.query(changedOwnersSql(current));
-  const perTable = await wh.query<{ t: number; added: number; changed: number; removed: number }>(
-    empty
-      ? `SELECT t, count(*)::BIGINT AS added, 0::BIGINT AS changed, 0::BIGINT AS removed FROM (${current}) GROUP BY t`
-      : `SELECT t, sum(added)::BIGINT AS added, sum(changed)::BIGINT AS changed, sum(removed)::BIGINT AS removed
-         FROM ${CHANGED} GROUP BY t`,
-  );
-  const owners = empty ? `(${current})` : CHANGED;
-  const perEntity = await wh.query<{ entity: string; n: number }>(
-    `SELECT te.entity, count(DISTINCT x.o)::BIGINT AS n FROM ${owners} x JOIN ${ENTITY_OF} ON te.t = x.t GROUP BY 1`,
-  );
+  const counts = empty ? await newRowCounts(wh) : await changedCounts(wh);
+  const perTable = counts.filter((r) => r.t !== null);
+  const perEntity = counts.filter((r) => r.entity !== null);
   await wh.query(`DROP TABLE IF EXISTS ${BASELINE}`);
   await wh.query(`DROP TABLE IF EXISTS ${CHANGED}`);
   const tables: Record<string, TableChanges> = Object.fromEntries(
@@ -128,10 +120,45 @@ export async function runChanges(wh: Pick<WarehouseHandle, 'query'>): Promise<Ru
   for (const r of perTable) {
     tables[CHANGE_TABLES[Number(r.t)]!] = {
       added: Number(r.added),
-      changed: Number(r.changed),
-      removed: Number(r.removed),
+      changed: Number(r.changed ?? 0),
+      removed: Number(r.removed ?? 0),
     };
   }
-  const items = Object.fromEntries(perEntity.map((r) => [r.entity, Number(r.n)]));
+  const items = Object.fromEntries(perEntity.map((r) => [r.entity, Number(r.added)]));
   return { tables, items };
+}
+
+/** Per table (t) its rows added, changed, removed; per entity its items with any (in `added`). */
+type Counts = {
+  t: number | null;
+  entity: string | null;
+  added: number;
+  changed?: number;
+  removed?: number;
+}[];
+
+/** Every row is new: rows per table, and distinct owners per entity (a hash of the owner key). */
+function newRowCounts(wh: Pick<WarehouseHandle, 'query'>): Promise<Counts> {
+  const owners = CHANGE_TABLES.map(
+    (t, i) => `SELECT ${i}::UTINYINT AS t, ${u32(`hash(${q(TABLES[t]!.owner)})`)} AS o FROM ${q(t)}`,
+  ).join('\nUNION ALL ');
+  return wh.query(
+    `WITH x AS (${owners})
+     SELECT t, NULL AS entity, count(*)::BIGINT AS added FROM x GROUP BY t
+     UNION ALL
+     SELECT NULL, te.entity, count(DISTINCT x.o)::BIGINT FROM x JOIN ${ENTITY_OF} ON te.t = x.t GROUP BY 2`,
+  );
+}
+
+/** Rows added, changed and removed against the baseline, per table and per entity's items. */
+async function changedCounts(wh: Pick<WarehouseHandle, 'query'>): Promise<Counts> {
+  await wh.query(changedOwnersSql(await rowsSql(wh)));
+  return wh.query(
+    `SELECT t, NULL AS entity, sum(added)::BIGINT AS added, sum(changed)::BIGINT AS changed,
+            sum(removed)::BIGINT AS removed
+     FROM ${CHANGED} GROUP BY t
+     UNION ALL
+     SELECT NULL, te.entity, count(DISTINCT x.o)::BIGINT, NULL, NULL
+     FROM ${CHANGED} x JOIN ${ENTITY_OF} ON te.t = x.t GROUP BY 2`,
+  );
 }
