@@ -29,6 +29,7 @@ const METHODS = new Set<keyof WarehouseHandle>([
   'query',
   'exportParquet',
   'release',
+  'checkpoint',
   'close',
 ]);
 
