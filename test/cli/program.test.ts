@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +185,9 @@ describe('connection errors', () => {
       expect(r.stdout + r.stderr).not.toContain('hunter2');
       expect(r.stderr).not.toContain('Unhandled error event');
     }
+    // The sync opened its warehouse while it connected (commands/sync.ts): given up again,
+    // its writer lock released, so the next sync is not refused.
+    expect(existsSync(`${join(dir.path, 'r.duckdb')}.lock`)).toBe(false);
   });
 
   it('an unreachable service is one line with its address and what to check, exit 7', async () => {
