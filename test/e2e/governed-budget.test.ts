@@ -11,6 +11,7 @@ import {
   queryWarehouse,
   repeatBound,
 } from '../helpers/governed.ts';
+import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { runTestSync } from '../helpers/sync.ts';
 
 /**
@@ -24,9 +25,13 @@ const CONCURRENCY = 4;
 
 const files = governedFiles();
 /** What one uninterrupted sync of CATALOGUE sends and pays. */
-let clean: { calls: number; cents: number };
+let clean: { calls: number; cents: number; paid: string[] };
 beforeAll(async () => {
-  clean = await cleanRunCalls(() => startSimulator(CATALOGUE), files.path('clean.duckdb'), files.config);
+  clean = await cleanRunCalls(
+    () => startSimulator({ ...CATALOGUE, recordPaid: true }),
+    files.path('clean.duckdb'),
+    files.config,
+  );
 });
 
 async function runCents(dbPath: string, runId: string): Promise<{ calls: number; cents: number }> {
@@ -41,7 +46,7 @@ async function runCents(dbPath: string, runId: string): Promise<{ calls: number;
 describe('governed sync: money', () => {
   it('stops with payment_required on 402, keeps what it fetched, and continues after a top-up', async () => {
     const balanceCents = Math.floor(clean.cents * 0.4);
-    const sim = await startSimulator({ ...CATALOGUE, balanceCents });
+    const sim = await startSimulator({ ...CATALOGUE, balanceCents, recordPaid: true });
     try {
       const dbPath = files.path('balance.duckdb');
       const flags = { config: files.config, concurrency: String(CONCURRENCY) };
@@ -63,11 +68,9 @@ describe('governed sync: money', () => {
       await expectMirror(sim, dbPath);
       await expectLedgerEqual(sim, dbPath);
       // Paid calls beyond a clean run: the jobs cut short by the stop (a reviews job may
-      // have had pages paid before its 402), at most the jobs in flight (repeatBound).
-      const paid = callsWithStatus(sim, 200);
-      const dup = paid - clean.calls;
-      expect(dup).toBeGreaterThanOrEqual(0);
-      expect(dup).toBeLessThanOrEqual(repeatBound(sim, CONCURRENCY));
+      // have had pages paid before its 402), at most the jobs in flight (repeatBound); none
+      // of the clean run's left unbought.
+      expectRepeatsWithin(sim, clean, repeatBound(sim, jobsPerProcess(flags)), '402');
     } finally {
       await sim.close();
     }
@@ -75,7 +78,7 @@ describe('governed sync: money', () => {
 
   it('stops at or below --max-cents with budget_exhausted and says what the rest would cost', async () => {
     const maxCents = Math.floor(clean.cents / 3);
-    const sim = await startSimulator(CATALOGUE);
+    const sim = await startSimulator({ ...CATALOGUE, recordPaid: true });
     try {
       const dbPath = files.path('capped.duckdb');
       const flags = { config: files.config, concurrency: String(CONCURRENCY) };
@@ -105,9 +108,7 @@ describe('governed sync: money', () => {
       expect(Math.abs(second.cents - owed.cents)).toBeLessThanOrEqual(second.cents * 0.25);
       await expectMirror(sim, dbPath);
       await expectLedgerEqual(sim, dbPath);
-      const dup = callsWithStatus(sim, 200) - clean.calls;
-      expect(dup).toBeGreaterThanOrEqual(0);
-      expect(dup).toBeLessThanOrEqual(repeatBound(sim, CONCURRENCY));
+      expectRepeatsWithin(sim, clean, repeatBound(sim, jobsPerProcess(flags)), 'cap');
     } finally {
       await sim.close();
     }
