@@ -80,11 +80,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     await warehouse.exportParquet(config.export.parquetDir);
   }
   stageMark('finish: summary');
-  // Everything is committed: the WAL goes into the file while the summary is read (another
-  // connection, the other core), so close() has little left to write. A crash meanwhile loses
-  // nothing: the next open replays the WAL. A checkpoint that fails is close()'s to report.
-  const checkpointed = warehouse.checkpoint().catch(() => undefined);
-  const summary = await summarize(warehouse, {
+
+  return await summarize(warehouse, {
     runId: run.runId,
     mode: run.mode === 'nightly' ? 'incremental' : 'full',
     status,
@@ -99,8 +96,6 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
   });
-  await checkpointed;
-  return summary;
 }
 
 /** What the driver still holds, and what the admission window never handed it (still owed). */

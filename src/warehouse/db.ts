@@ -57,19 +57,6 @@ export class Db {
     return next;
   }
 
-  /**
-   * Runs one statement on a connection of its own, beside whatever the main connection is
-   * doing (not queued behind it): for a CHECKPOINT while the summary reads.
-   */
-  async runAside(sql: string): Promise<void> {
-    const c = await this.instance.connect();
-    try {
-      await c.run(sql);
-    } finally {
-      c.closeSync();
-    }
-  }
-
   run(sql: string, params: DuckDBValue[] = []): Promise<void> {
     return this.exclusive(async (c) => {
       await c.run(sql, params);

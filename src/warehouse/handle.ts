@@ -24,8 +24,6 @@ export interface WarehouseHandle {
    * call opens it again.
    */
   release(): Promise<void>;
-  /** Writes the WAL into the file beside the calls under way; never fails (close reports). */
-  checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
 

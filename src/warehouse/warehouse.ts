@@ -263,17 +263,6 @@ export class Warehouse implements WarehouseHandle {
     return this.gate.use((f) => exportParquet(f.db, dir));
   }
 
-  /**
-   * Checkpoints the file beside the calls under way (a connection of its own): the run's end
-   * writes the WAL into the file while the summary is read, so close() finds little left. A
-   * failure here (a full disk) is close()'s to report: its checkpoint meets it again.
-   */
-  checkpoint(): Promise<void> {
-    return this.gate.use(async (f) => {
-      if (f.loader) await f.db.runAside('CHECKPOINT').catch(() => undefined);
-    });
-  }
-
   /** Closes the file (checkpointing a written one first, see closeFile); no call after this. */
   close(): Promise<void> {
     return this.gate.close();

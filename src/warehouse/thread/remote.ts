@@ -170,10 +170,6 @@ export class ThreadWarehouse implements WarehouseHandle {
     return this.call('release', []);
   }
 
-  checkpoint(): Promise<void> {
-    return this.call('checkpoint', []);
-  }
-
   /** Closes the warehouse in its thread, then waits for the thread to end. */
   async close(): Promise<void> {
     if (this.dead) return;

@@ -29,7 +29,6 @@ const METHODS = new Set<keyof WarehouseHandle>([
   'query',
   'exportParquet',
   'release',
-  'checkpoint',
   'close',
 ]);
 
