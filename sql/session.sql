@@ -30,6 +30,16 @@ SET checkpoint_threshold = '32MB';
 -- (export.ts). See docs/benchmarks.md, "Scale", sessions 9 and 10.
 SET memory_limit = '96MB';
 
+-- What DuckDB frees goes back to its allocator (jemalloc), which kept the pages until a thread
+-- of DuckDB's allocated again: in the 2 s after a checkpoint (the rows and index entries written
+-- out; duckdb_memory() down to 10-17 MiB) a 120k sync still held 158-168 MiB beside its two V8
+-- heaps, and the larger the tables, the more. jemalloc's background thread returns them within
+-- about a second: a 120k sync's peak 469-479 -> 420-427 MiB, side by side 469 -> 427, while a
+-- 20k sync's stays where it was (368-383 against 335-372), so the peak grows less with the
+-- catalogue (1.27 -> 1.15, medians of the runs). The price: about 4% more CPU per call, pages
+-- faulted in again (60-70% more minor faults). Session 11, docs/benchmarks.md "Scale".
+SET allocator_background_threads = true;
+
 -- One thread: the merges are many small statements, and on the 2 cores a sync shares with
 -- its fetch side, DuckDB's second thread cost more (task scheduling, idle spinning) than it
 -- gained. Measured on a replayed 5k sync: loader CPU 8.3 s -> 6.7 s, wall 8.4 s -> 6.5 s.

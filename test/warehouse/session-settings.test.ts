@@ -21,10 +21,13 @@ afterAll(async () => {
 test("a writable warehouse runs DuckDB with the session's memory settings", async () => {
   const rows = await wh.query<{ name: string; value: string }>(
     `SELECT name, value FROM duckdb_settings()
-     WHERE name IN ('threads', 'checkpoint_threshold', 'memory_limit')
+     WHERE name IN ('allocator_background_threads', 'threads', 'checkpoint_threshold', 'memory_limit')
      ORDER BY name`,
   );
   const settings = Object.fromEntries(rows.map((r) => [r.name, r.value]));
+  // jemalloc's background thread returns what DuckDB frees (a checkpoint's rows and index
+  // entries) to the OS; without it the process kept that memory until DuckDB next allocated.
+  expect(settings.allocator_background_threads).toBe('true');
   expect(settings.threads).toBe('1');
   // 32MB and 96MB as DuckDB prints them (MB are 10^6 bytes, printed in MiB).
   expect(settings.checkpoint_threshold).toBe('30.5 MiB');
