@@ -150,9 +150,9 @@ export function journalMark(id: string): ProgressMark {
 export function readJournal(path: string): LoadBatch[] {
   // Each line decoded on its own, not the file as one string: one character beyond ASCII (a
   // review's text; about one line in eight) made the whole segment a two-byte string, so every
-  // line went through V8's slower two-byte JSON parser and every string parsed out of it (ids,
-  // dates) was two-byte too, for the appender to convert again. Per line, the ASCII lines stay
-  // one-byte: reading and parsing a sync's segments took about a quarter less CPU.
+  // line went through V8's slower two-byte JSON parser (the strings parsed out of it were
+  // one-byte either way). Per line, the ASCII lines stay one-byte: reading and parsing a sync's
+  // segments took about a quarter less CPU (docs/benchmarks.md, session 11).
   const bytes = readFileSync(path);
   const byRun = new Map<string, LoadBatch>();
   let last: LoadBatch | null = null;
