@@ -13,8 +13,6 @@ import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 import { openWarehouse } from './open-warehouse.ts';
 
-export { newRunId } from './open-warehouse.ts';
-
 /**
  * The open stage: everything a run does before it may send a request. The service address
  * and the key are checked first (nothing is opened without them); then the warehouse is

@@ -12,8 +12,6 @@ import {
 
 import { toWarehouseError } from './warehouse-error.ts';
 
-export { WarehouseError, toWarehouseError } from './warehouse-error.ts';
-
 export type ColumnType = 'VARCHAR' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN';
 export type Cell = string | number | boolean | null;
 

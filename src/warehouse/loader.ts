@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, rows, toWarehouseError, type Cell, type Db } from './db.ts';
+import { appendRows, rows, type Cell, type Db } from './db.ts';
+import { toWarehouseError } from './warehouse-error.ts';
 import {
   LOAD_TIME_COLUMN,
   loadCountsSql,

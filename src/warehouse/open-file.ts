@@ -1,5 +1,6 @@
 import type pino from 'pino';
-import { Db, WarehouseError, toWarehouseError } from './db.ts';
+import { Db } from './db.ts';
+import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
 import { Loader } from './loader.ts';
 import type { StoredKeys } from './stored-keys.ts';
 import { describeHolder, lockHolder } from './writer-lock.ts';

@@ -5,7 +5,7 @@ import type pino from 'pino';
 import { ConfigError } from '../errors.ts';
 import { ensureWritableDir } from '../util/writable-dir.ts';
 import type { Db } from './db.ts';
-import { WarehouseError, toWarehouseError } from './db.ts';
+import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
 import { closeFile, openDbFile, reopenWriter, type OpenFile } from './open-file.ts';
 import { ReopenGate } from './reopen-gate.ts';
 import { refuseIfLocked } from './writer-lock.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { toWarehouseError } from '../../src/warehouse/db.ts';
+import { toWarehouseError } from '../../src/warehouse/warehouse-error.ts';
 import { runUnderFileLimit } from '../helpers/sync-process.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -22,7 +22,8 @@ test('a DuckDB write past the file-size limit is DISK_FULL, naming the file it c
   const db = `${dir.path}/w.duckdb`;
   const r = await runUnderFileLimit(
     512,
-    `import { Db, toWarehouseError } from './src/warehouse/db.ts';
+    `import { Db } from './src/warehouse/db.ts';
+     import { toWarehouseError } from './src/warehouse/warehouse-error.ts';
      const db = await Db.open(${JSON.stringify(db)}, false);
      try {
        await db.run("CREATE TABLE t AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(200000)");

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
-import { WarehouseError } from '../../src/warehouse/db.ts';
+import { WarehouseError } from '../../src/warehouse/warehouse-error.ts';
 import type { LoadEntry } from '../../src/domain/items.ts';
 import { ThreadWarehouse } from '../../src/warehouse/thread/remote.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
