@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { ConfigError } from '../errors.ts';
@@ -22,6 +23,8 @@ export interface OpenedWarehouse {
   log: Logger;
   warehouse: WarehouseHandle;
   writer: WriterLock;
+  /** The file, if this opening created it: a run that never starts leaves none behind. */
+  created: string | null;
 }
 
 export async function openWarehouse(config: Config, log: Logger): Promise<OpenedWarehouse> {
@@ -33,13 +36,15 @@ export async function openWarehouse(config: Config, log: Logger): Promise<Opened
   // Held for the whole run, while the file itself is closed whenever nothing is written:
   // a second sync is refused here, analysts may read in between (see writer-lock.ts).
   const writer = WriterLock.acquire(config.dbPath, runId);
+  // Under the writer lock: no other sync can create the file meanwhile.
+  const created = existsSync(config.dbPath) ? null : config.dbPath;
   try {
     const opts = { logger: runLog, releaseIdleMs: config.loader.releaseIdleMs };
     // In-thread, DuckDB is loaded only now: with the thread, the fetching thread never loads it.
     const warehouse = config.loader.thread
       ? await ThreadWarehouse.open(config.dbPath, opts)
       : await (await import('../warehouse/warehouse.ts')).Warehouse.open(config.dbPath, opts);
-    return { runId, started, log: runLog, warehouse, writer };
+    return { runId, started, log: runLog, warehouse, writer, created };
   } catch (err) {
     writer.release();
     throw err;
@@ -48,12 +53,15 @@ export async function openWarehouse(config: Config, log: Logger): Promise<Opened
 
 /**
  * Closes a warehouse opened for a run that never started (the command failed or was
- * interrupted before it), and lets go of its lock. A failed opening has nothing to close.
+ * interrupted before it), removes it if this opening created it (an unreachable Redis must not
+ * leave an empty warehouse behind), and lets go of its lock. A failed opening has nothing to close.
  */
 export async function abandonWarehouse(opening: Promise<OpenedWarehouse>): Promise<void> {
   const opened = await opening.catch(() => null);
   if (!opened) return;
   await opened.warehouse.close().catch(() => undefined);
+  const file = opened.created;
+  if (file) for (const f of [file, `${file}.wal`]) rmSync(f, { force: true });
   opened.writer.release();
 }
 

@@ -188,6 +188,8 @@ describe('connection errors', () => {
     // The sync opened its warehouse while it connected (commands/sync.ts): given up again,
     // its writer lock released, so the next sync is not refused.
     expect(existsSync(`${join(dir.path, 'r.duckdb')}.lock`)).toBe(false);
+    // Nor the warehouse it created for a run that never started (r.duckdb did not exist).
+    expect(existsSync(join(dir.path, 'r.duckdb'))).toBe(false);
   });
 
   it('an unreachable service is one line with its address and what to check, exit 7', async () => {
