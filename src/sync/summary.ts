@@ -167,7 +167,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  lines.push(`run ${s.runId}: ${s.status} in ${(s.durationMs / 1000).toFixed(1)} s`);
+  // A completed run that quarantined anything says so in its first line, not only below.
+  const held = s.quarantined.reduce((n, e) => n + e.count, 0);
+  const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
+  lines.push(`run ${s.runId}: ${s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`);
   if (s.message) lines.push(`  ${s.message}`);
   if (s.pausedUntil && s.status === 'quota_exhausted')
     lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);

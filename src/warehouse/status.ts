@@ -55,13 +55,16 @@ export interface LatestRun {
   finished_at: string | null;
   calls: number | null;
   cost_cents: number | null;
+  /** Records the run quarantined (not stored). */
+  quarantined: number;
 }
 
 /** The latest run of the warehouse (its calls and cents so far while it runs), or undefined. */
 export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun | undefined> {
   const [run] = await wh.query<LatestRun>(
     `SELECT run_id, status, strftime(timezone('UTC', finished_at), '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
-       ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents
+       ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents,
+       (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id)::INTEGER AS quarantined
      FROM sync_runs ORDER BY started_at DESC LIMIT 1`,
   );
   return run;

@@ -69,7 +69,13 @@ describe.each<[InvalidRecordKind, RegExp]>([
   it('sync: the rest is mirrored, the record is in quarantine with its payload, a summary line, exit 8', async () => {
     const r = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
     expect(r.code, r.stderr).toBe(EXIT.quarantined);
-    expect(r.stdout).toMatch(/^run \S+: completed in /m);
+    // The first line says it too: "completed" alone would read as everything stored.
+    expect(r.stdout).toMatch(/^run \S+: completed, 1 record quarantined \(not stored\) in /m);
+    const status = await fragsync(['status', '--db', db], KEY);
+    expect(status.code, status.stderr).toBe(EXIT.ok);
+    expect(status.stdout).toMatch(
+      /^state\s+no run going on; the last run \S+ ended completed at \S+, 1 record quarantined \(not stored; `fragsync quarantine` lists them\)$/m,
+    );
     expect(r.stdout).toMatch(/^quarantined records: 1 \(not stored; `fragsync quarantine` lists them\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^  /v1/fragrances/\\{id\\}\\s+1  e\\.g\\. .*${why.source}`, 'mi'));
     expect(said(r)).toContain(

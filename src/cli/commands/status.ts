@@ -143,6 +143,13 @@ function stateOf(
     ? 'no run recorded in this warehouse'
     : last.status === 'running'
       ? `the last run ${last.run_id} did not finish (its process ended; the next sync closes it as interrupted)`
-      : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}`;
+      : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}${quarantinedBy(last)}`;
   return ['no run going on', ended, pause].filter(Boolean).join('; ');
+}
+
+/** What the run could not store, beside how it ended: its exit code said it (8), status says it too. */
+function quarantinedBy(run: LatestRun): string {
+  const n = Number(run.quarantined);
+  if (n === 0) return '';
+  return `, ${n} record${n === 1 ? '' : 's'} quarantined (not stored; \`fragsync quarantine\` lists them)`;
 }
