@@ -167,8 +167,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  // A completed run that quarantined anything says so in its first line, not only below.
-  const held = s.quarantined.reduce((n, e) => n + e.count, 0);
+  // A completed run that quarantined anything says so in its first line, not only below:
+  // "completed" alone would read as everything stored. Any other status already says the run
+  // fell short, and its own line below says why.
+  const held = s.status === 'completed' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
   const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
   lines.push(`run ${s.runId}: ${s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`);
   if (s.message) lines.push(`  ${s.message}`);
