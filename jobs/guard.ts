@@ -29,6 +29,7 @@ export async function guarded(
         raw: err.raw ?? null,
       });
       // Recorded as fetched: paying again for the same invalid answer within a cycle helps no one.
+      // The nightly asks again while the row is open (src/warehouse/sync-state.ts oweQuarantined).
       result.progress.push({ kind: 'fetched', entity, key, dataset });
       return result;
     }

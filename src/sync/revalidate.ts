@@ -8,6 +8,7 @@ import {
   lastFetched,
   pendingQuarantine,
   releaseQuarantine,
+  STORED_BY,
   type PendingRow,
 } from '../warehouse/quarantine.ts';
 import { checkItem } from '../warehouse/validate.ts';
@@ -25,31 +26,16 @@ import { checkItem } from '../warehouse/validate.ts';
  * would put back an older state, so it stays pending, and is counted apart.
  */
 
-/** Endpoints whose whole answer one job reads in one call: the job and its payload for a key. */
-const REPLAYABLE: Record<string, { kind: JobKind; entity: string; dataset: string; field: 'id' | 'slug' }> = {
-  '/v1/fragrances/{id}': { kind: 'fragranceProfile', entity: 'fragrance', dataset: 'profile', field: 'id' },
-  '/v1/fragrances/{id}/similar': {
-    kind: 'fragranceSimilar',
-    entity: 'fragrance',
-    dataset: 'similar',
-    field: 'id',
-  },
-  '/v1/fragrances/{id}/wearing-stats': {
-    kind: 'fragranceWearing',
-    entity: 'fragrance',
-    dataset: 'wearing',
-    field: 'id',
-  },
-  '/v1/fragrances/{id}/review-digest': {
-    kind: 'reviewDigest',
-    entity: 'fragrance',
-    dataset: 'reviewDigest',
-    field: 'id',
-  },
-  '/v1/brands/{slug}': { kind: 'brand', entity: 'brand', dataset: 'profile', field: 'slug' },
-  '/v1/perfumers/{slug}': { kind: 'perfumer', entity: 'perfumer', dataset: 'profile', field: 'slug' },
-  '/v1/notes/{slug}': { kind: 'note', entity: 'note', dataset: 'profile', field: 'slug' },
-  '/v1/charts/{slug}': { kind: 'chart', entity: 'chart', dataset: 'profile', field: 'slug' },
+/** The job that reads each endpoint of STORED_BY, to play a stored answer back through. */
+const JOB_OF: Record<string, JobKind> = {
+  '/v1/fragrances/{id}': 'fragranceProfile',
+  '/v1/fragrances/{id}/similar': 'fragranceSimilar',
+  '/v1/fragrances/{id}/wearing-stats': 'fragranceWearing',
+  '/v1/fragrances/{id}/review-digest': 'reviewDigest',
+  '/v1/brands/{slug}': 'brand',
+  '/v1/perfumers/{slug}': 'perfumer',
+  '/v1/notes/{slug}': 'note',
+  '/v1/charts/{slug}': 'chart',
 };
 
 export interface RevalidateResult {
@@ -87,14 +73,15 @@ async function check(wh: WarehouseHandle, row: PendingRow, settings: JobSettings
     const item = checkItem(row.raw);
     return item.kind === 'quarantine' ? 'invalid' : { loads: { items: [item], progress: [] } };
   }
-  const replay = row.scope === null || row.scope === 'response' ? REPLAYABLE[row.endpoint] : undefined;
-  if (!replay || row.key === '') return 'unchecked';
+  const replay = row.scope === null || row.scope === 'response' ? STORED_BY[row.endpoint] : undefined;
+  const kind = JOB_OF[row.endpoint];
+  if (!replay || !kind || row.key === '') return 'unchecked';
   const fetchedAt = await lastFetched(wh, replay.entity, row.key, replay.dataset);
   if (fetchedAt && fetchedAt.getTime() > row.at.getTime()) return 'superseded';
   const payload = { [replay.field]: row.key } as unknown as JobPayloads[JobKind];
   const result = await runJob(
     { client: playback(row.raw), settings, signal: new AbortController().signal, log: SILENT },
-    replay.kind,
+    kind,
     payload,
   );
   // The job quarantines what still fails, as in a sync: that is a no, not a load.

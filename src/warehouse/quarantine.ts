@@ -1,3 +1,4 @@
+import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { WarehouseHandle } from './handle.ts';
 
 /**
@@ -7,6 +8,24 @@ import type { WarehouseHandle } from './handle.ts';
  */
 
 type Queryable = Pick<WarehouseHandle, 'query'>;
+
+/**
+ * Endpoints whose whole answer one job reads in one call, with the dataset it stores for the
+ * key the path names: what `--revalidate` can play back, and what the nightly asks for again
+ * while a quarantined answer of it is still open (sync-state.ts).
+ */
+export const STORED_BY: Readonly<
+  Record<string, { entity: EntityKind; dataset: Dataset; field: 'id' | 'slug' }>
+> = {
+  '/v1/fragrances/{id}': { entity: 'fragrance', dataset: 'profile', field: 'id' },
+  '/v1/fragrances/{id}/similar': { entity: 'fragrance', dataset: 'similar', field: 'id' },
+  '/v1/fragrances/{id}/wearing-stats': { entity: 'fragrance', dataset: 'wearing', field: 'id' },
+  '/v1/fragrances/{id}/review-digest': { entity: 'fragrance', dataset: 'reviewDigest', field: 'id' },
+  '/v1/brands/{slug}': { entity: 'brand', dataset: 'profile', field: 'slug' },
+  '/v1/perfumers/{slug}': { entity: 'perfumer', dataset: 'profile', field: 'slug' },
+  '/v1/notes/{slug}': { entity: 'note', dataset: 'profile', field: 'slug' },
+  '/v1/charts/{slug}': { entity: 'chart', dataset: 'profile', field: 'slug' },
+};
 
 /** Records of one endpoint (or job kind, or 'loader'), with one example reason. */
 export interface EndpointCount {

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import type { Simulator } from '../../src/simulator/types.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { fragsync } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * A record still in quarantine is still missing from the mirror: the nightly after the sync
+ * that quarantined it asks for it again (one call), even on the same service day when its
+ * dataset is not due, and says what it found. Before, that nightly exited 0 and said nothing.
+ */
+const KEY = { FRAGSYNC_API_KEY: 'sim-key' };
+let dir: { path: string; cleanup(): Promise<void> };
+let sim: Simulator;
+let db: string;
+beforeAll(async () => {
+  dir = await tempDir('fragsync-quarantine-nightly-');
+  sim = await startSimulator({ fragrances: 15, invalidRecord: 'wrong-type' });
+  db = join(dir.path, 'w.duckdb');
+});
+afterAll(async () => {
+  await sim.close();
+  await dir.cleanup();
+});
+
+async function read<T>(sql: string): Promise<T[]> {
+  const wh = await Warehouse.open(db, { readOnly: true });
+  try {
+    return await wh.query<T>(sql);
+  } finally {
+    await wh.close();
+  }
+}
+
+describe('the nightly after a sync that quarantined a record', () => {
+  it('asks for the record again; still invalid: the summary says so and the exit code is 8', async () => {
+    const full = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
+    expect(full.code, full.stderr).toBe(EXIT.quarantined);
+
+    const nightly = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
+    expect(nightly.code, nightly.stderr).toBe(EXIT.quarantined);
+    expect(nightly.stdout).toMatch(/^run \S+: completed, 1 record quarantined \(not stored\) in /m);
+    expect(nightly.stdout).toMatch(/^incremental run: /m);
+    // Same service day: no profile is due by age, so the one call is the retry.
+    const calls = await read<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM api_calls
+       WHERE endpoint = '/v1/fragrances/{id}' AND run_id = (SELECT max(run_id) FROM sync_runs)`,
+    );
+    expect(calls).toEqual([{ n: 1 }]);
+    const open = await read<{ key: string; latest: boolean }>(
+      `SELECT key, run_id = (SELECT max(run_id) FROM sync_runs) AS latest FROM quarantine WHERE released_at IS NULL`,
+    );
+    expect(open).toEqual([{ key: sim.invalidRecord()!.id, latest: true }]);
+  });
+
+  it('fragsync plan counts the retry among what the next nightly owes', async () => {
+    const plan = await fragsync(['plan', '--base-url', sim.url, '--db', db], KEY);
+    expect(plan.code, plan.stderr).toBe(EXIT.ok);
+    expect(plan.stdout).toMatch(/^\s+GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1$/m);
+  });
+});
