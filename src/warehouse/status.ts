@@ -17,15 +17,21 @@ export async function warehouseStatus(
   const offsetMs = (await readClocks((sql) => wh.query(sql))).at(-1)?.offsetMs ?? 0;
   const day = new Date(now.getTime() + offsetMs).toISOString().slice(0, 10);
   const spend = await wh.spendOnDay(day);
-  const [last] = await wh.query<{ at: string; remaining: number | null }>(
-    `SELECT CAST("at" AS VARCHAR) AS "at", quota_remaining AS remaining
-     FROM api_calls ORDER BY "at" DESC LIMIT 1`,
+  const [last] = await wh.query<{ sent: string; remaining: number | null }>(
+    `SELECT strftime(timezone('UTC', c."at"), '%Y-%m-%dT%H:%M:%SZ') AS sent, c.quota_remaining AS remaining
+     FROM api_calls c ORDER BY c."at" DESC, c.quota_remaining LIMIT 1`,
   );
   const rows: [string, string][] = [
     ['warehouse', dbPath],
     ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls (the service's day ${day})`],
   ];
-  if (last) rows.push(['last seen quota remaining', `${last.remaining ?? 'unknown'} at ${last.at}`]);
+  // Beside Redis's figure (read now, from every process) this one is older and one process's
+  // view: the label says which is which, so that two numbers do not read as a contradiction.
+  if (last)
+    rows.push([
+      'quota remaining (ledger)',
+      `${last.remaining ?? 'unknown'} as the service answered this warehouse's last call, sent ${last.sent}; calls since, by any process, are not in it`,
+    ]);
   return { rows, run: await latestRun(wh) };
 }
 

@@ -42,7 +42,9 @@ describe('fragsync status', () => {
         'm',
       ),
     );
-    expect(r.stdout).toMatch(/^last seen quota remaining\s+\d+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/m);
+    expect(r.stdout).toMatch(
+      /^quota remaining \(ledger\)\s+\d+ as the service answered this warehouse's last call, sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; /m,
+    );
     expect(r.stdout).toMatch(
       new RegExp(`^latest run\\s+${runId} completed: ${calls} calls, ${cents} cents$`, 'm'),
     );
@@ -165,6 +167,9 @@ describe('fragsync status', () => {
           'm',
         ),
       );
+      // Two quota figures, each saying where it comes from and when it was read.
+      expect(r.stdout).toMatch(/^quota remaining \(Redis\)\s+\d+ now: the lowest the service reported /m);
+      expect(r.stdout).toMatch(/^quota remaining \(ledger\)\s+\d+ as the service answered /m);
       // While a sync holds the warehouse's writer lock, the run is going on.
       const lock = WriterLock.acquire(queued, 'run-going');
       try {

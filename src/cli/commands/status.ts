@@ -33,7 +33,12 @@ export async function run(input: CommandInput): Promise<number> {
       const s: GovernorStatus = await gov.status();
       out.push(
         ['quota limit', s.limit === null ? 'unknown (no call seen yet)' : String(s.limit)],
-        ['quota remaining', s.remaining === null ? 'unknown' : String(s.remaining)],
+        [
+          'quota remaining (Redis)',
+          s.remaining === null
+            ? 'unknown (no answer seen since the last reset)'
+            : `${s.remaining} now: the lowest the service reported this quota day to any process sharing this Redis`,
+        ],
         ['quota resets at', fmt(s.resetAt)],
         ['reserve (calls)', String(s.reserve)],
         // Filled in once the warehouse and the writer lock have said whether a run is going on.
