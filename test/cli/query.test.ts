@@ -198,14 +198,18 @@ describe('fragsync query: where the SQL comes from, and errors', () => {
   it('bad SQL, a write, and two sources of SQL are one line each, exit 2', async () => {
     const bad = await query(['SELEC 1']);
     expect(bad.code).toBe(EXIT.badInput);
-    expect(bad.stderr.trimEnd().split('\n')).toEqual([
-      expect.stringMatching(
-        /^fragsync query: WAREHOUSE: query: .*Parser Error: syntax error at or near "SELEC"/,
-      ),
-    ]);
+    // DuckDB's message, alone: no error code, no "Failed to extract statements", no LINE pointer.
+    expect(bad.stderr).toBe('fragsync query: the SQL failed: Parser Error: syntax error at or near "SELEC"\n');
+    const unknown = await query(['SELECT nope FROM range(1)']);
+    expect(unknown.code).toBe(EXIT.badInput);
+    expect(unknown.stderr).toMatch(
+      /^fragsync query: the SQL failed: Binder Error: Referenced column "nope" not found in FROM clause! Candidate bindings: .*\n$/,
+    );
     const write = await query(['CREATE TABLE t (a INTEGER)']);
     expect(write.code).toBe(EXIT.badInput);
-    expect(write.stderr).toMatch(/^fragsync query: WAREHOUSE: query: .*read-only/);
+    expect(write.stderr).toMatch(
+      /^fragsync query: the SQL failed: Invalid Input Error: .*read-only mode! \(fragsync query only reads\)\n$/,
+    );
     const both = await query(['SELECT 1', '--file', join(dir.path, 'q.sql')]);
     expect(both.code).toBe(EXIT.badInput);
     expect(both.stderr).toBe('fragsync query: give the SQL either as an argument or with --file, not both\n');

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError, oneLine } from '../../errors.ts';
+import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { outputWidth } from '../output/cell.ts';
@@ -34,7 +34,7 @@ export async function run(input: CommandInput): Promise<number> {
     await wh.streamQuery(sql, out);
     await out.end();
   } catch (err) {
-    console.error(`fragsync query: ${oneLine(err)}`);
+    console.error(`fragsync query: ${refusedSql(err) ?? oneLine(err)}`);
     return EXIT.badInput;
   } finally {
     await wh?.close().catch(() => undefined);
@@ -66,4 +66,20 @@ function readText(from: string | 0, what: string): string {
   }
   if (text.trim() === '') throw new ConfigError(`no SQL in ${what}`);
   return text;
+}
+
+/**
+ * DuckDB's own words for SQL it refused (a parser, binder, catalog or conversion error, a
+ * write on the file opened read-only): the analyst's to fix, so the line says that, without
+ * the warehouse's error code, the C API's "Failed to extract statements" or the `LINE 1: ... ^`
+ * pointer (several lines). Null for anything else (a locked or unreadable file).
+ */
+function refusedSql(err: unknown): string | null {
+  const cause = isFragsyncError(err) && err.code === 'WAREHOUSE' ? err.cause : undefined;
+  if (!(cause instanceof Error)) return null;
+  const text = cause.message.replace(/^Failed to extract statements: /, '');
+  if (!/^[A-Z][A-Za-z ]* Error: /.test(text)) return null;
+  const said = (text.split('\n\n')[0] ?? text).replace(/\s*\n\s*/g, ' ');
+  const readOnly = /read-only mode/.test(said) ? ' (fragsync query only reads)' : '';
+  return `the SQL failed: ${said}${readOnly}`;
 }
