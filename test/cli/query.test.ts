@@ -199,7 +199,9 @@ describe('fragsync query: where the SQL comes from, and errors', () => {
     const bad = await query(['SELEC 1']);
     expect(bad.code).toBe(EXIT.badInput);
     // DuckDB's message, alone: no error code, no "Failed to extract statements", no LINE pointer.
-    expect(bad.stderr).toBe('fragsync query: the SQL failed: Parser Error: syntax error at or near "SELEC"\n');
+    expect(bad.stderr).toBe(
+      'fragsync query: the SQL failed: Parser Error: syntax error at or near "SELEC"\n',
+    );
     const unknown = await query(['SELECT nope FROM range(1)']);
     expect(unknown.code).toBe(EXIT.badInput);
     expect(unknown.stderr).toMatch(
