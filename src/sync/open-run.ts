@@ -47,6 +47,8 @@ export async function openRun(
     mode = await runMode(warehouse, config);
     await warehouse.startRun(runId, started, { mode, policy: policyRows(config) });
     await governor.startRun(runId);
+    if (warehouse.migrated.length > 0)
+      log.info({ applied: warehouse.migrated, path: config.dbPath }, 'warehouse migrations applied');
     // The day cap counts the service's UTC day (the governor keys spend by its Date header):
     // today on its clock as the last run saw it, and what the ledger spent on that day.
     // The sync state is read here, once: the plan stage builds the frontier from it.

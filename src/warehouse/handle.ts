@@ -11,6 +11,11 @@ import type { RunStatus } from '../domain/run.ts';
  * flight. Callers cannot tell them apart.
  */
 export interface WarehouseHandle {
+  /**
+   * Migrations its opening applied. Not logged by the opening: a sync opens its warehouse
+   * while it connects to Redis, and a run that never starts says only why (open-run.ts logs them).
+   */
+  readonly migrated: readonly number[];
   load(batch: LoadBatch): Promise<LoadResult>;
   loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult>;
   startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void>;

@@ -50,6 +50,8 @@ export class Warehouse implements WarehouseHandle {
   private readonly gate: ReopenGate<OpenFile>;
   /** The loader's stored keys, kept across a release: nobody else writes meanwhile. */
   private keys: StoredKeys | null = null;
+  /** Migrations this opening applied (none for a read-only one): the run logs them once it starts. */
+  migrated: readonly number[] = [];
 
   private constructor(
     private readonly file: string,
@@ -103,10 +105,11 @@ export class Warehouse implements WarehouseHandle {
       }
       const applied = await migrate(db);
       await createViews(db);
-      if (applied.length > 0) opts.logger?.info({ applied, path: file }, 'warehouse migrations applied');
       const loader = new Loader(db);
       await loader.prepare();
-      return new Warehouse(file, { db, loader }, opts.logger, opts.releaseIdleMs ?? null);
+      const wh = new Warehouse(file, { db, loader }, opts.logger, opts.releaseIdleMs ?? null);
+      wh.migrated = applied;
+      return wh;
     } catch (err) {
       await db.close().catch(() => undefined);
       if (fresh) unmade(file, err);

@@ -184,6 +184,8 @@ describe('connection errors', () => {
       ]);
       expect(r.stdout + r.stderr).not.toContain('hunter2');
       expect(r.stderr).not.toContain('Unhandled error event');
+      // The line stands alone: no log line of the warehouse the sync opened meanwhile.
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
     // The sync opened its warehouse while it connected (commands/sync.ts): given up again,
     // its writer lock released, so the next sync is not refused.

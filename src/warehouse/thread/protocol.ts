@@ -28,7 +28,7 @@ export interface WireError {
 }
 
 export type FromThread =
-  | { type: 'ready' }
+  | { type: 'ready'; migrated: readonly number[] }
   | { type: 'openFailed'; error: WireError }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }

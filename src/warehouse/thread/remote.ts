@@ -46,6 +46,7 @@ export class ThreadWarehouse implements WarehouseHandle {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private dead: Error | null = null;
   private readonly exited: Promise<void>;
+  migrated: readonly number[] = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -80,8 +81,10 @@ export class ThreadWarehouse implements WarehouseHandle {
     const remote = new ThreadWarehouse(worker, file);
     await new Promise<void>((ready, failed) => {
       worker.on('message', (m: FromThread) => {
-        if (m.type === 'ready') ready();
-        else if (m.type === 'openFailed') failed(fromWire(m.error));
+        if (m.type === 'ready') {
+          remote.migrated = m.migrated;
+          ready();
+        } else if (m.type === 'openFailed') failed(fromWire(m.error));
         else remote.receive(m, opts.logger);
       });
       worker.on('error', (err) => {

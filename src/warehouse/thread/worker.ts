@@ -35,7 +35,7 @@ const METHODS = new Set<keyof WarehouseHandle>([
 let warehouse: Warehouse;
 try {
   warehouse = await Warehouse.open(init.path, { logger, releaseIdleMs: init.releaseIdleMs });
-  post({ type: 'ready' });
+  post({ type: 'ready', migrated: warehouse.migrated });
 } catch (err) {
   post({ type: 'openFailed', error: toWire(err) });
   port.close();
