@@ -1,42 +1,10 @@
-import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { Governor, GovernorLimits } from '../governor/types.ts';
-import type { ExecuteDeps } from './execute.ts';
-import { FETCH_QUEUE, LOAD_QUEUE, publishRun, runInfoKey, startFetchWorker } from './fetch-worker.ts';
-import { cancelPrevious, earlierReports, jobsInHand, RunLease } from './takeover.ts';
+import type { Queue } from 'bullmq';
+import { openQueues, type BullmqDriverOptions, type OpenedQueues } from './bullmq-open.ts';
+import { publishRun, runInfoKey } from './fetch-worker.ts';
+import { QueueWatch } from './queue-watch.ts';
 import { Receipts } from './receipts.ts';
-import { RedisLossNotice } from './redis-loss.ts';
-import type { Backlog, JobOutcome, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
-
-export interface BullmqDriverOptions {
-  connection: Redis;
-  redisUrl: string;
-  prefix: string;
-  runId: string;
-  baseUrl: string;
-  settings: ExecuteDeps['settings'];
-  deps: ExecuteDeps;
-  governor: Governor;
-  /** The run's governor limits, published to the workers with the run (RunInfo). */
-  limits: GovernorLimits;
-  /** Fetch jobs at once in this process's own worker. */
-  concurrency: number;
-  /** Also fetch in this process (true), or leave it to `fragsync worker` processes. */
-  localWorker: boolean;
-  /** This host's spool folder for the queue prefix (queue/spool.ts). */
-  spoolDir: string;
-  /** How long a worker's job lock lasts, in ms: a killed worker's jobs are taken over after it. */
-  lockMs: number;
-  /** The run lease's length in ms (queue/lease.ts): a killed sync's jobs stop within about this long. */
-  leaseMs: number;
-  wait: boolean;
-  onOutcome: OutcomeHandler;
-  onPause?: (until: Date) => void;
-  /** Called when the shared pause ends (seen within a second); it may submit jobs. */
-  onResume?: () => Promise<void>;
-  log: Logger;
-}
+import { earlierReports, jobsInHand } from './takeover.ts';
+import type { Backlog, JobOutcome, QueueDriver, QueuedJob } from './types.ts';
 
 /**
  * BullMQ on Redis: the coordinator enqueues fetch jobs, any number of worker processes run
@@ -46,80 +14,50 @@ export interface BullmqDriverOptions {
 export class BullmqDriver implements QueueDriver {
   readonly name = 'bullmq' as const;
   private readonly outstanding = new Map<string, QueuedJob>();
-  private lostChecks = 0;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
-  private pause: Date | null = null;
-  private pauseTimer: NodeJS.Timeout | null = null;
+  private readonly watch: QueueWatch;
+
+  private readonly fetchQueue: Queue;
+  private readonly loadQueue: Queue;
+  private readonly fetchWorker: OpenedQueues['fetchWorker'];
 
   private constructor(
     private readonly opts: BullmqDriverOptions,
-    private readonly fetchQueue: Queue,
-    /** The load queue, for its counts (its jobs are taken by loadWorker). */
-    private readonly loadQueue: Queue,
-    private readonly loadWorker: Worker,
-    private readonly loadConnection: Redis,
-    private readonly fetchWorker: {
-      running(): number;
-      settle(): Promise<void>;
-      close(): Promise<void>;
-    } | null,
-    private readonly run: { lease: RunLease; notice: RedisLossNotice; earlier: number | null },
-  ) {}
+    private readonly run: OpenedQueues,
+  ) {
+    this.fetchQueue = run.fetchQueue;
+    this.loadQueue = run.loadQueue;
+    this.fetchWorker = run.fetchWorker;
+    const none = new Map<string, QueuedJob>();
+    this.watch = new QueueWatch({
+      governor: opts.governor,
+      fetchQueue: run.fetchQueue,
+      loadQueue: run.loadQueue,
+      onPause: opts.onPause,
+      onResume: opts.onResume,
+      owed: () => (this.stopped ? none : this.outstanding),
+      requeue: async (lost) => {
+        this.run.notice.lost({ jobs: lost.length }, 'the jobs this run owes are enqueued again');
+        await publishRun(this.opts.connection, this.opts.prefix, this.opts);
+        this.outstanding.clear();
+        await this.submit(lost);
+      },
+    });
+  }
 
   static async create(opts: BullmqDriverOptions): Promise<BullmqDriver> {
     let driver: BullmqDriver | null = null;
-    const { lease, waitedFor } = await RunLease.take({
-      redis: opts.connection,
-      prefix: opts.prefix,
-      runId: opts.runId,
-      leaseMs: opts.leaseMs,
-      log: opts.log,
-      onLost: () => void driver?.stop(),
-    });
-    const previous = await publishRun(opts.connection, opts.prefix, opts);
-    const fetchQueue = new Queue(FETCH_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-    const loadQueue = new Queue(LOAD_QUEUE, { connection: opts.connection, prefix: opts.prefix });
-    const queues = { fetch: fetchQueue, load: loadQueue };
-    await cancelPrevious(queues, previous ?? waitedFor, waitedFor !== null, opts.log);
     let created: (d: BullmqDriver) => void = () => undefined;
     const ready = new Promise<BullmqDriver>((resolve) => (created = resolve));
-    const loadConnection = opts.connection.duplicate();
-    const loadWorker = new Worker(
-      LOAD_QUEUE,
+    const run = await openQueues(opts, {
+      lost: () => void driver?.stop(),
       // A report may come in before the driver exists (a spool adopted at start): it waits.
-      async (job: Job<JobOutcome>) => (await ready).receive(job.data, job.id),
-      // Reports a killed owner was taking are stalled: the next owner gets them after the lock.
-      {
-        connection: loadConnection,
-        prefix: opts.prefix,
-        concurrency: 64,
-        lockDuration: opts.lockMs,
-        stalledInterval: opts.lockMs,
-      },
-    );
-    const notice = new RedisLossNotice(opts.log);
-    loadWorker.on('error', notice.onWorkerError('load'));
-    const fetchWorker = opts.localWorker
-      ? await startFetchWorker({
-          connection: opts.connection,
-          prefix: opts.prefix,
-          concurrency: opts.concurrency,
-          governor: opts.governor,
-          log: opts.log,
-          spoolDir: opts.spoolDir,
-          lockMs: opts.lockMs,
-          leaseMs: opts.leaseMs,
-          notice,
-          depsFor: async (runId) => (runId === opts.runId ? { deps: opts.deps, wait: opts.wait } : null),
-        })
-      : null;
-    // Taken over from a run that had not ended: when (see earlierReports).
-    const earlier = (previous ?? waitedFor) !== null ? Date.now() : null;
-    const run = { lease, notice, earlier };
-    driver = new BullmqDriver(opts, fetchQueue, loadQueue, loadWorker, loadConnection, fetchWorker, run);
+      receive: async (outcome, reportId) => (await ready).receive(outcome, reportId),
+    });
+    driver = new BullmqDriver(opts, run);
     created(driver);
-    driver.watchPause();
+    driver.watch.start();
     return driver;
   }
 
@@ -220,7 +158,7 @@ export class BullmqDriver implements QueueDriver {
   }
 
   pausedUntil(): Date | null {
-    return this.pause;
+    return this.watch.pause;
   }
 
   async resume(): Promise<void> {
@@ -229,12 +167,9 @@ export class BullmqDriver implements QueueDriver {
     if (!this.stopped) await this.fetchQueue.removeRateLimitKey();
   }
 
-  /** Fetch jobs waiting in Redis, as last counted (watchPause). */
-  private waiting = 0;
-
   backlog(): Backlog {
     return {
-      waiting: this.waiting,
+      waiting: this.watch.waiting,
       running: this.fetchWorker?.running() ?? 0,
       capacity: this.fetchWorker ? this.opts.concurrency : 0,
     };
@@ -250,10 +185,10 @@ export class BullmqDriver implements QueueDriver {
   }
 
   async close(): Promise<void> {
-    if (this.pauseTimer) clearInterval(this.pauseTimer);
+    this.watch.stop();
     await this.fetchWorker?.close();
-    await this.loadWorker.close();
-    this.loadConnection.disconnect();
+    await this.run.loadWorker.close();
+    this.run.loadConnection.disconnect();
     // What is still waiting is re-planned by the next run from the warehouse.
     await this.fetchQueue.drain(true);
     await this.fetchQueue.resume();
@@ -261,51 +196,6 @@ export class BullmqDriver implements QueueDriver {
     await this.run.lease.release();
     await this.fetchQueue.close();
     await this.loadQueue.close();
-  }
-
-  /** The pause is the governor's (shared by all processes); mirror it for the progress line. */
-  private watchPause(): void {
-    this.pauseTimer = setInterval(() => {
-      void this.opts.governor.pausedUntil().then((until) => {
-        const was = this.pause;
-        this.pause = until;
-        if (until && (!was || was.getTime() !== until.getTime())) this.opts.onPause?.(until);
-        // Only while work is outstanding: a pause that began with the run's last call must not
-        // start new work once the run is done.
-        if (was && !until && !this.stopped && this.outstanding.size > 0)
-          void this.opts.onResume?.().catch(() => undefined);
-      });
-      if (++this.lostChecks % 4 === 0) void this.recoverLost().catch(() => undefined);
-      void this.fetchQueue
-        .getJobCounts('waiting', 'prioritized')
-        .then((c) => (this.waiting = (c.waiting ?? 0) + (c.prioritized ?? 0)))
-        .catch(() => undefined);
-    }, 500);
-    this.pauseTimer.unref();
-  }
-
-  /**
-   * A Redis that lost its data (flushed, restarted without persistence) also lost our jobs:
-   * when work is outstanding but both queues are empty twice in a row, enqueue it again.
-   * The warehouse still holds everything loaded; only calls in flight are repeated.
-   */
-  private emptySeen = 0;
-  private async recoverLost(): Promise<void> {
-    if (this.stopped || this.outstanding.size === 0 || this.pause) return;
-    const f = await this.fetchQueue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'wait');
-    const l = await this.loadQueue.getJobCounts('waiting', 'active', 'delayed');
-    const total = Object.values(f).reduce((a, b) => a + b, 0) + Object.values(l).reduce((a, b) => a + b, 0);
-    if (total > 0) {
-      this.emptySeen = 0;
-      return;
-    }
-    if (++this.emptySeen < 2) return;
-    this.emptySeen = 0;
-    const lost = [...this.outstanding.values()];
-    this.run.notice.lost({ jobs: lost.length }, 'the jobs this run owes are enqueued again');
-    await publishRun(this.opts.connection, this.opts.prefix, this.opts);
-    this.outstanding.clear();
-    await this.submit(lost);
   }
 
   private isIdle(): boolean {
