@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.ts';
 import { runSync } from '../../src/sync/coordinator.ts';
+import { abandonWarehouse, openWarehouse } from '../../src/sync/open-warehouse.ts';
 import type { SyncTick } from '../../src/sync/types.ts';
 import { createRuntime } from '../../src/sync/runtime.ts';
 import type { SyncSummary } from '../../src/sync/summary.ts';
@@ -27,14 +28,26 @@ export function testConfig(o: TestSyncOptions): Config {
   });
 }
 
-/** Run one sync in this process, as `fragsync sync` would, and return its summary. */
+/**
+ * Run one sync in this process, as `fragsync sync` does (src/cli/commands/sync.ts): the
+ * warehouse's opening starts before the runtime connects, is given up if that fails, and is
+ * handed to runSync (SyncDeps.opening), so every test that syncs goes through that path.
+ */
 export async function runTestSync(o: TestSyncOptions): Promise<SyncSummary> {
   const config = testConfig(o);
   const lines = o.logLines;
   const log = lines
     ? pino({ level: 'debug' }, { write: (s: string) => void lines.push(s) })
     : pino({ level: 'silent' });
-  const runtime = await createRuntime(config, log);
+  const opening = openWarehouse(config, log);
+  opening.catch(() => undefined); // awaited by runSync, or given up below
+  let runtime;
+  try {
+    runtime = await createRuntime(config, log);
+  } catch (err) {
+    await abandonWarehouse(opening);
+    throw err;
+  }
   try {
     return await runSync({
       config,
@@ -42,6 +55,7 @@ export async function runTestSync(o: TestSyncOptions): Promise<SyncSummary> {
       governor: runtime.governor,
       makeDriver: runtime.makeDriver,
       onTick: o.onTick,
+      opening,
     });
   } finally {
     await runtime.close();
