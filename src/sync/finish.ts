@@ -8,6 +8,7 @@ import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 import type { OpenRun } from './types.ts';
 import { stageMark } from './stage-marks.ts';
+import { releaseFetchedSince } from '../warehouse/quarantine.ts';
 
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
@@ -72,6 +73,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   await driver.settle?.();
   await load.close();
   const { warehouse } = run;
+  // What earlier runs quarantined and this one stored after all (the nightly asks again).
+  const released = await releaseFetchedSince(warehouse, new Date());
   stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
@@ -95,6 +98,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     loaded: load.loaded,
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
+    released,
   });
 }
 

@@ -59,6 +59,8 @@ export interface SyncSummary {
    * one example reason: a completed run that quarantined anything has its own exit code.
    */
   quarantined: EndpointCount[];
+  /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
+  released: number;
   /** Values this run stored as sent though they break a range the spec states (value_flags), per table. */
   flagged: EndpointCount[];
   owedJobs: { waiting: number; active: number; delayed: number };
@@ -91,6 +93,8 @@ export interface SummaryInput {
   /** Default 'full'. */
   mode?: SummaryMode;
   inFlight?: OccupancyFigures | null;
+  /** Default 0. */
+  released?: number;
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
@@ -160,6 +164,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     owed,
     inFlight: input.inFlight ?? null,
     quarantined,
+    released: input.released ?? 0,
     flagged,
   };
 }
@@ -209,6 +214,11 @@ export function formatSummary(s: SyncSummary): string {
   lines.push(
     ...countLines(s.quarantined, 'quarantined records', 'not stored; `fragsync quarantine` lists them'),
   );
+  if (s.released > 0)
+    lines.push(
+      '',
+      `released from quarantine: ${s.released} (quarantined by an earlier run, stored by this one)`,
+    );
   lines.push(
     ...countLines(
       s.flagged,

@@ -102,6 +102,37 @@ export async function pendingQuarantine(wh: Queryable): Promise<PendingRow[]> {
   }));
 }
 
+/**
+ * Releases the open rows whose dataset a later fetch stored (or found gone upstream): the
+ * nightly asks again for what is open (sync-state.ts), and a record the service now sends
+ * valid is in the mirror, no longer missing. A row quarantined again is as recent as its
+ * fetch, so it stays open. Returns how many were released.
+ */
+export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<number> {
+  const stored = Object.entries(STORED_BY)
+    .map(([endpoint, s]) => `('${endpoint}', '${s.entity}', '${fetchedColumn(s.dataset)}')`)
+    .join(', ');
+  const fetched = [...new Set(Object.values(STORED_BY).map((s) => fetchedColumn(s.dataset)))]
+    .map((c) => `WHEN '${c}' THEN i.${c}`)
+    .join(' ');
+  const released = await wh.query<{ key: string }>(
+    `UPDATE quarantine SET released_at = ?::TIMESTAMPTZ WHERE rowid IN (
+       SELECT q.rowid FROM quarantine q
+       JOIN (VALUES ${stored}) m(endpoint, entity, col) ON m.endpoint = q.endpoint
+       JOIN sync_items i ON i.entity = m.entity AND i.key = q.key
+       WHERE q.released_at IS NULL AND coalesce(q.scope, 'response') = 'response'
+         AND (CASE m.col ${fetched} END) > q."at")
+     RETURNING key`,
+    [at.toISOString()],
+  );
+  return released.length;
+}
+
+/** The sync_items column of when a dataset was last fetched: 'reviewDigest' is fetched_review_digest. */
+function fetchedColumn(dataset: string): string {
+  return `fetched_${dataset.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+}
+
 /** Marks rows loaded after all: they stay, for the record, but are no longer pending. */
 export async function releaseQuarantine(wh: Queryable, rowids: readonly number[], at: Date): Promise<void> {
   if (rowids.length === 0) return;
@@ -120,7 +151,7 @@ export async function lastFetched(
   key: string,
   dataset: string,
 ): Promise<Date | null> {
-  const column = `fetched_${dataset.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+  const column = fetchedColumn(dataset);
   const [row] = await wh.query<{ ms: bigint | number | null }>(
     `SELECT epoch_ms("${column}") AS ms FROM sync_items WHERE entity = ? AND key = ?`,
     [entity, key],

@@ -61,4 +61,32 @@ describe('the nightly after a sync that quarantined a record', () => {
     expect(plan.code, plan.stderr).toBe(EXIT.ok);
     expect(plan.stdout).toMatch(/^\s+GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1$/m);
   });
+
+  it('a record the service now sends valid is stored and released from quarantine, and the summary says so', async () => {
+    // Another profile, as if its answer had been refused at its last fetch (a row as recent
+    // as the fetch): the service sends it valid, so the nightly stores it.
+    const other = sim.groundTruth().fragrances.find((f) => f.id !== sim.invalidRecord()!.id)!.id;
+    const wh = await Warehouse.open(db);
+    try {
+      await wh.query(
+        `INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
+         SELECT (SELECT max(run_id) FROM sync_runs), fetched_profile, '/v1/fragrances/{id}', key,
+           'refused by a test', '{}'::JSON, 'response'
+         FROM sync_items WHERE entity = 'fragrance' AND key = ?`,
+        [other],
+      );
+    } finally {
+      await wh.close();
+    }
+    const nightly = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
+    // The broken record is still refused: 8 all the same.
+    expect(nightly.code, nightly.stderr).toBe(EXIT.quarantined);
+    expect(nightly.stdout).toMatch(
+      /^released from quarantine: 1 \(quarantined by an earlier run, stored by this one\)$/m,
+    );
+    const open = await read<{ key: string }>('SELECT key FROM quarantine WHERE released_at IS NULL');
+    expect(open).toEqual([{ key: sim.invalidRecord()!.id }]);
+    const released = await read<{ key: string }>('SELECT key FROM quarantine WHERE released_at IS NOT NULL');
+    expect(released).toEqual([{ key: other }]);
+  });
 });
