@@ -134,7 +134,7 @@ when --redis is given, and the warehouse when no sync holds it open. Spends noth
   {
     name: 'query',
     summary: 'run one read-only SQL query on the warehouse',
-    description: `Runs one read-only SQL query on the warehouse (the last statement's result is printed).
+    description: `Runs one read-only SQL query on the warehouse (one statement: several are refused).
 The SQL comes from the argument, from --file, or from standard input (an argument of -, or
 none on a pipe). A table shows column names and types, NULL as NULL, values cut to the
 terminal's width, and the first and last 20 rows of a longer result with a note; --format

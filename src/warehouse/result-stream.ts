@@ -5,6 +5,7 @@ import {
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { ConfigError } from '../errors.ts';
 
 /**
  * An analyst's query streamed chunk by chunk (2,048 rows at most each), so that printing a
@@ -56,8 +57,15 @@ const EXACT_AS_STRING = new Set<DuckDBTypeId>([
   DuckDBTypeId.DECIMAL,
 ]);
 
-/** Runs `sql` (its last statement's result is the one streamed); resolves with the row count. */
+/**
+ * Runs `sql`, one statement, and streams its result; resolves with the row count. Several
+ * statements are refused before any runs: DuckDB would run them all and return only the last
+ * result, so `SELECT 1; SELECT 2` printed 2 alone, and one printer (a CSV header, a JSON
+ * array) cannot hold several results with their own columns.
+ */
 export async function streamResult(conn: DuckDBConnection, sql: string, sink: ResultSink): Promise<number> {
+  const statements = await statementCount(conn, sql);
+  if (statements !== 1) throw new StatementCountError(statements);
   const result = await conn.stream(sql);
   const types = result.columnTypes();
   sink.columns(
@@ -75,6 +83,29 @@ export async function streamResult(conn: DuckDBConnection, sql: string, sink: Re
     else await sink.rows(chunk.getRows().map((row) => row.map((v, i) => textOf(v, types[i] as DuckDBType))));
   }
   return count;
+}
+
+async function statementCount(conn: DuckDBConnection, sql: string): Promise<number> {
+  try {
+    return (await conn.extractStatements(sql)).count;
+  } catch (err) {
+    // The node API fails with this bare message on SQL of no statement (`;;`, a comment only).
+    if (err instanceof Error && err.message === 'Error in native callback') return 0;
+    throw err;
+  }
+}
+
+/** The SQL given was not one statement: the analyst's to fix, said as one line. */
+export class StatementCountError extends ConfigError {
+  constructor(readonly statements: number) {
+    super(
+      statements === 0
+        ? 'no SQL statement to run (only comments or semicolons)'
+        : `the SQL holds ${statements} statements; one query runs one (send each on its own, ` +
+            'or join the results with UNION ALL or a WITH clause)',
+      { statements },
+    );
+  }
 }
 
 function textOf(value: DuckDBValue, type: DuckDBType): string | null {

@@ -220,4 +220,25 @@ describe('fragsync query: where the SQL comes from, and errors', () => {
       /^fragsync query: cannot read the SQL from --file \S+missing\.sql \(ENOENT\)\n$/,
     );
   });
+
+  it('several statements are refused before any runs, in every format; one with a trailing ; is one', async () => {
+    for (const format of ['table', 'csv', 'json']) {
+      const two = await query(['SELECT 1 AS a; SELECT 2 AS b', '--format', format]);
+      expect(two.code).toBe(EXIT.badInput);
+      expect(two.stdout).toBe('');
+      expect(two.stderr).toBe(
+        'fragsync query: the SQL holds 2 statements; one query runs one (send each on its own, ' +
+          'or join the results with UNION ALL or a WITH clause)\n',
+      );
+    }
+    // Refused before the first runs: its error would otherwise come first.
+    const bad = await query(['SELECT nope FROM range(1); SELECT 2']);
+    expect(bad.stderr).toMatch(/^fragsync query: the SQL holds 2 statements;/);
+    for (const nothing of [';;', '/* a comment only */']) {
+      const empty = await query([nothing]);
+      expect(empty.code).toBe(EXIT.badInput);
+      expect(empty.stderr).toBe('fragsync query: no SQL statement to run (only comments or semicolons)\n');
+    }
+    expect((await query(['SELECT 3 AS c;  -- done', '--json'])).stdout).toBe('{"c":3}\n');
+  });
 });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
+import { StatementCountError } from '../../warehouse/result-stream.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { EXIT } from '../exit-codes.ts';
 import { outputWidth } from '../output/cell.ts';
@@ -76,6 +77,7 @@ function readText(from: string | 0, what: string): string {
  */
 function refusedSql(err: unknown): string | null {
   const cause = isFragsyncError(err) && err.code === 'WAREHOUSE' ? err.cause : undefined;
+  if (cause instanceof StatementCountError) return cause.message;
   if (!(cause instanceof Error)) return null;
   const text = cause.message.replace(/^Failed to extract statements: /, '');
   if (!/^[A-Z][A-Za-z ]* Error: /.test(text)) return null;
