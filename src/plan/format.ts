@@ -67,7 +67,8 @@ export function formatPlan(plan: Plan): string {
  */
 const CLOCK_UNSEEN = [
   "  (the plan sends no request, so it cannot see the service's clock move since: after a jump such",
-  '  as `fragsync sim advance-day`, the sync judges ages by the new day and may find more due)',
+  "  as the simulator's `POST /_sim/advance-day`, the sync judges ages by the new day and may",
+  '  find more due)',
 ];
 
 /** Which clock the ages below are on: the plan sends no request, so the one last seen. */

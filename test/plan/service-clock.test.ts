@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { commandNamed } from '../../src/cli/registry.ts';
 import { formatPlan } from '../../src/plan/format.ts';
 import { nightlyRule } from '../../src/plan/freshness.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
@@ -45,7 +46,15 @@ describe('serviceClock', () => {
     const config = testConfig({ baseUrl: 'http://127.0.0.1:1', dbPath: '/tmp/x.duckdb' });
     const text = formatPlan(buildPlan(state, config, null));
     expect(text).toContain("cannot see the service's clock move since");
-    expect(text).toContain('the sync judges ages by the new day and may find more due');
+    expect(text).toContain('the sync judges ages by the new day and may\n  find more due)');
+    // What it tells the reader to run exists: `fragsync sim` takes no action (the day jump is
+    // the simulator's HTTP route), and every command the text names is one.
+    expect(text).toContain("the simulator's `POST /_sim/advance-day`");
+    for (const [, name, rest] of text.matchAll(/`fragsync ([a-z-]+)([^`]*)`/g)) {
+      expect(commandNamed(name as string), name).toBeDefined();
+      if (name === 'sim')
+        expect(rest, 'fragsync sim takes options only').toMatch(/^(\s+--\S+(\s+[^-\s]\S*)?)*$/);
+    }
     // A full cycle judges no ages: nothing to say there.
     expect(formatPlan(buildPlan(state, { ...config, full: true }, null))).not.toContain('cannot see');
   });
