@@ -163,8 +163,24 @@ function toConfigError(error: z.ZodError, sources: Sources): ConfigError {
     const key = [path, issue.keys[0]].filter((p) => p !== '' && p !== undefined).join('.');
     return new ConfigError(`config: unknown key ${key} (from ${sourceOf(key, sources)})`, { key });
   }
-  return new ConfigError(`config: ${path} ${issue.message} (from ${sourceOf(path, sources)})`, { key: path });
+  const said =
+    issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')
+      ? wrongType(issue.expected, issue.message)
+      : issue.message;
+  return new ConfigError(`config: ${path} ${said} (from ${sourceOf(path, sources)})`, { key: path });
 }
+
+/**
+ * Keys without a message of their own (a section such as `budget`, a path, a string) would
+ * show zod's "Invalid input: expected object, received null"; said as the other keys say it.
+ */
+function wrongType(expected: string, message: string): string {
+  const received = /received (\w+)/.exec(message)?.[1];
+  const what = expected === 'object' ? 'a JSON object of its keys' : article(expected);
+  return `must be ${what}${received ? `, not ${received === 'null' ? 'null' : article(received)}` : ''}`;
+}
+
+const article = (noun: string): string => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
 
 function redacted(config: Config): unknown {
   return { ...config, apiKey: config.apiKey === null ? null : REDACTED };

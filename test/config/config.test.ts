@@ -133,6 +133,19 @@ describe('loadConfig', () => {
         'config: quota.reserveCalls must be a non-negative integer (from env FRAGSYNC_RESERVE)',
       ],
     ];
+    // Keys without a message of their own: zod's "Invalid input: expected ..." said as the rest.
+    for (const [i, [content, message]] of [
+      [{ budget: null }, 'budget must be a JSON object of its keys, not null'],
+      [{ http: [] }, 'http must be a JSON object of its keys, not an array'],
+      [{ datasets: { reviews: 'all' } }, 'datasets.reviews must be a JSON object of its keys, not a string'],
+      [{ dbPath: null }, 'dbPath must be a string, not null'],
+    ].entries()) {
+      const wrong = await file(`wrong-type-${i}.json`, content);
+      cases.push([
+        () => loadConfig({ flags: { config: wrong }, env: {} }),
+        `config: ${message} (from --config ${wrong})`,
+      ]);
+    }
     for (const [fn, message] of cases) {
       const err = errorOf(fn);
       expect(err.message).toBe(message);
