@@ -229,6 +229,7 @@ export class Warehouse implements WarehouseHandle {
       throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
     await this.run('finishRun', sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
     await this.run('finishRun', sqlFile('runs/refresh-late.sql'), [runId]);
+    await this.run('finishRun', sqlFile('runs/quarantined.sql'), [runId]);
     if (clockOffsetMs !== null)
       await this.run('finishRun', sqlFile('runs/clock.sql'), [
         runId,

@@ -54,6 +54,13 @@ describe('the nightly after a sync that quarantined a record', () => {
       `SELECT key, run_id = (SELECT max(run_id) FROM sync_runs) AS latest FROM quarantine WHERE released_at IS NULL`,
     );
     expect(open).toEqual([{ key: sim.invalidRecord()!.id, latest: true }]);
+    // Both runs exited 8, and `fragsync runs` still says so of the first, whose open row
+    // the nightly took over (it said 0 when it counted the rows by run).
+    const runs = await fragsync(['runs', '--db', db, '--format', 'json'], KEY);
+    expect(JSON.parse(runs.stdout).map((r: { exit_code: number }) => r.exit_code)).toEqual([
+      EXIT.quarantined,
+      EXIT.quarantined,
+    ]);
   });
 
   it('fragsync plan counts the retry among what the next nightly owes', async () => {

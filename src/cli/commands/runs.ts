@@ -14,13 +14,17 @@ import { PIPE_WIDTH } from './query.ts';
 
 /**
  * The exit code each cause gave, as SQL (exitCodeOfRun): a completed run that quarantined
- * records gave 8. A run still going (or killed) has none yet.
+ * records gave 8. A run still going (or killed) has none yet. What a run quarantined is the
+ * count it finished with (sync_run_quarantined): its quarantine rows move to a later run that
+ * receives the same invalid record again. Runs of older versions have no count: their rows.
  */
 function exitCase(): string {
   const whens = Object.entries(EXIT_BY_STATUS)
     .filter(([status]) => status !== 'running')
     .map(([status, code]) => `WHEN '${status}' THEN ${code}`);
-  const quarantined = `status = 'completed' AND EXISTS (SELECT 1 FROM quarantine q WHERE q.run_id = sync_runs.run_id)`;
+  const records = `coalesce((SELECT k.records FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
+    (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id))`;
+  const quarantined = `status = 'completed' AND ${records} > 0`;
   return `CASE WHEN ${quarantined} THEN ${EXIT.quarantined} ELSE CASE status ${whens.join(' ')} END END`;
 }
 
