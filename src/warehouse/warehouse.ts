@@ -95,10 +95,11 @@ export class Warehouse implements WarehouseHandle {
       if (readOnly) {
         const have = await appliedVersions(db);
         if (have.length < latestVersion()) {
-          throw new WarehouseError(
-            'WAREHOUSE',
-            `${file} has schema version ${have.length}, this program needs ${latestVersion()}: open it once read-write to upgrade`,
-            { path: file },
+          // The user's to act on (exit 2), and only a sync can: no read-only command writes.
+          throw new ConfigError(
+            `${file} has schema version ${have.length}, this fragsync needs ${latestVersion()}: ` +
+              'the next `fragsync sync` upgrades it (read-only commands never write the file)',
+            { key: 'dbPath' },
           );
         }
         return new Warehouse(file, { db, loader: null }, opts.logger, null);
@@ -113,7 +114,7 @@ export class Warehouse implements WarehouseHandle {
     } catch (err) {
       await db.close().catch(() => undefined);
       if (fresh) unmade(file, err);
-      throw toWarehouseError(err, 'cannot open warehouse', file);
+      throw err instanceof ConfigError ? err : toWarehouseError(err, 'cannot open warehouse', file);
     }
   }
 
