@@ -38,7 +38,17 @@ export const ConfigSchema = z.strictObject({
   /** Address of the Fragrance Data Service (http/https URL). No default: the sync refuses to guess. */
   baseUrl: z.string().refine(isHttpUrl, { error: 'must be an http(s) URL' }).nullable(),
   /** Bearer token, from FRAGSYNC_API_KEY only. Redacted from JSON and inspect output. */
-  apiKey: z.string().min(1, { error: 'must not be empty' }).nullable(),
+  // A control character (a line ending carried from an env file written on Windows) or a
+  // space around the key made every request fail before it was sent and the sync retry
+  // forever; said here, without the key, before anything starts.
+  apiKey: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .refine((k) => !/\p{Cc}/u.test(k) && k.trim() === k, {
+      error:
+        'holds a control character or a space around it (a line ending from the file it was read from?): set FRAGSYNC_API_KEY to the key alone',
+    })
+    .nullable(),
   /** Path of the DuckDB warehouse file. */
   dbPath: z.string().min(1, { error: 'must be a non-empty path' }),
   /** Redis URL for distributed mode; null: run every job in-process. */

@@ -190,6 +190,18 @@ describe('loadConfig', () => {
     expect(BINDINGS.map((b) => b.flag)).not.toContain('api-key');
   });
 
+  it('refuses a key with a line ending or surrounding space, without printing it', () => {
+    for (const key of ['sekret-42\r', 'sekret-42\n', 'sek\tret-42', ' sekret-42']) {
+      const err = errorOf(() => loadConfig({ flags: {}, env: { FRAGSYNC_API_KEY: key } }));
+      expect(err.message).toMatch(
+        /^config: apiKey holds a control character or a space around it .*\(from env FRAGSYNC_API_KEY\)$/,
+      );
+      expect(err.message).not.toContain('sek');
+    }
+    const ok = loadConfig({ flags: {}, env: { FRAGSYNC_API_KEY: 'sk_live.AZaz09-_~+/=' } });
+    expect(ok.apiKey).toBe('sk_live.AZaz09-_~+/=');
+  });
+
   it('reads the API key from FRAGSYNC_API_KEY only and never prints it', () => {
     const secret = 'sk-live-0123456789abcdef';
     const config = loadConfig({ flags: {}, env: { FRAGSYNC_API_KEY: secret } });
