@@ -203,5 +203,9 @@ describe('fragsync status', () => {
       expect.stringMatching(/^fragsync status: cannot read the warehouse \S+broken\.duckdb: /),
     ]);
     expect(r.stdout).toMatch(/^mode\s+in-process \(no Redis\)/m);
+    // Its runs are unknown, not "no run recorded in this warehouse".
+    expect(r.stdout).toMatch(
+      /^state\s+no run going on; the last run is unknown \(the warehouse could not be read\)$/m,
+    );
   });
 });

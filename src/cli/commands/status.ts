@@ -108,7 +108,7 @@ export async function run(input: CommandInput): Promise<number> {
     redisState?.lease === runId || holds(before, runId) || holds(holder, runId);
   // Right after the warehouse's rows, now that the lock was read after them.
   if (last) out.push(latestRunRow(last, going));
-  const state = stateOf(redisState, holder?.runId ?? null, last, going);
+  const state = stateOf(redisState, holder?.runId ?? null, last, going, failure === null);
   const row = out.find(([k]) => k === 'state');
   if (row) row[1] = state;
   // Without Redis the same line, after the warehouse's: the same answer in both modes.
@@ -137,6 +137,8 @@ function stateOf(
   writer: string | null,
   last: LatestRun | undefined,
   isGoing: (runId: string) => boolean,
+  /** False when the warehouse could not be read: its runs are unknown, not absent. */
+  read: boolean,
 ): string {
   const pause = redis?.pausedUntil ? `quota paused until ${redis.pausedUntil.toISOString()}` : null;
   const going =
@@ -145,7 +147,9 @@ function stateOf(
     (last && last.status === 'running' && isGoing(last.run_id) ? last.run_id : null);
   if (going) return [`running (sync run ${going})`, pause].filter(Boolean).join('; ');
   const ended = !last
-    ? 'no run recorded in this warehouse'
+    ? read
+      ? 'no run recorded in this warehouse'
+      : 'the last run is unknown (the warehouse could not be read)'
     : last.status === 'running'
       ? `the last run ${last.run_id} did not finish (its process ended; the next sync closes it as interrupted)`
       : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}${quarantinedBy(last)}`;
