@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { rows } from './db.ts';
+import { KeyHashBits } from './key-hash-bits.ts';
 import type { MergeStatement } from './merge-plan.ts';
 import type { StagedRows } from './stage-rows.ts';
 import type { StagingTable } from './staging.ts';
@@ -83,17 +84,19 @@ const FOLLOWED: readonly Followed[] = [...REPLACED, ...UPSERTED];
  * these tables through those staging tables). Removals never shrink it: a superset only
  * costs a DELETE that finds nothing.
  *
- * One map per key column, from the key to a bit per table, not a set per table: a 120k
+ * One table per key column, from the key to a bit per table, not a set per table: a 120k
  * catalogue puts each fragrance id in eight of these tables, and eight sets held about a
  * million entries and as many copies of the id strings in the loader's heap (the growth of
- * its old generation with the catalogue, session 8 in docs/benchmarks.md).
+ * its old generation with the catalogue, session 8 in docs/benchmarks.md). The table keeps a
+ * hash of each key, not the key (key-hash-bits.ts): two keys of one hash only make a
+ * statement run that could have been skipped.
  */
 export class StoredKeys {
   /** Per key column, key to the bits (1 << index in FOLLOWED) of the tables it may have rows in. */
-  private readonly keys = new Map<string, Map<string, number>>();
+  private readonly keys = new Map<string, KeyHashBits>();
 
   private constructor() {
-    for (const r of FOLLOWED) if (!this.keys.has(r.key)) this.keys.set(r.key, new Map());
+    for (const r of FOLLOWED) if (!this.keys.has(r.key)) this.keys.set(r.key, new KeyHashBits());
   }
 
   static async read(c: DuckDBConnection): Promise<StoredKeys> {
@@ -133,7 +136,7 @@ export class StoredKeys {
     for (const [i, r] of tables.entries()) {
       const have = this.keys.get(r.key)!;
       const bit = 1 << (first + i);
-      if (!staged[r.staging].cols[1]!.some((k) => ((have.get(k as string) ?? 0) & bit) !== 0))
+      if (!staged[r.staging].cols[1]!.some((k) => (have.get(String(k)) & bit) !== 0))
         none.add(`${r.table}<${r.via}`);
     }
     return none;
@@ -147,6 +150,6 @@ export class StoredKeys {
 
   private add(column: string, bit: number, keys: readonly string[]): void {
     const have = this.keys.get(column)!;
-    for (const k of keys) have.set(k, (have.get(k) ?? 0) | bit);
+    for (const k of keys) have.set(String(k), bit);
   }
 }
