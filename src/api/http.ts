@@ -64,7 +64,19 @@ function errorCodes(err: unknown): string[] {
 
 export function wasNeverSent(err: unknown): boolean {
   const codes = errorCodes(err);
-  return codes.length > 0 && codes.every((c) => NOT_SENT_CODES.has(c) || c === 'UND_ERR_CONNECT_TIMEOUT');
+  return (
+    wasUnbuildable(err) ||
+    (codes.length > 0 && codes.every((c) => NOT_SENT_CODES.has(c) || c === 'UND_ERR_CONNECT_TIMEOUT'))
+  );
+}
+
+/**
+ * undici refused to build the request (a header value it will not write, such as a key
+ * holding a line break): nothing left, and sending it again fails the same way, so it is
+ * terminal, not a network failure to retry.
+ */
+export function wasUnbuildable(err: unknown): boolean {
+  return errorCodes(err).includes('UND_ERR_INVALID_ARG');
 }
 
 /** Characters URLSearchParams leaves as they are (application/x-www-form-urlencoded). */

@@ -18,7 +18,7 @@ import {
   type AdmissionDeps,
 } from './admitted.ts';
 import { ApiError } from './errors.ts';
-import type { AttemptResult, Transport } from './http.ts';
+import { wasUnbuildable, type AttemptResult, type Transport } from './http.ts';
 import { describeContext, errorCode, interpret, type AnswerSpec, type Interpreted } from './interpret.ts';
 import { EMPTY_RATE_LIMIT } from './rate-limit.ts';
 
@@ -137,8 +137,11 @@ export async function performCall<T>(
     if (r.kind === 'notSent') {
       // Nothing left this machine: no quota used, nothing billed, so no ledger row.
       if (ticket) await released(deps.admission!, ticket);
-      const message = `connection failed before sending (${errorCode(r.error)})${describeContext(spec.context)}`;
-      const error = new ApiError({
+      const unbuildable = wasUnbuildable(r.error);
+      const message = unbuildable
+        ? `the request could not be built, nothing was sent (${errorCode(r.error)})${describeContext(spec.context)}`
+        : `connection failed before sending (${errorCode(r.error)})${describeContext(spec.context)}`;
+      const init = {
         endpoint: spec.endpoint,
         status: 0,
         rateLimit: EMPTY_RATE_LIMIT,
@@ -146,8 +149,9 @@ export async function performCall<T>(
         apiMessage: null,
         context: spec.context,
         message,
-      });
-      outcome = { ok: false, retry: true, error };
+      };
+      const error = unbuildable ? new ApiError(init, 'API_CLIENT_ERROR', false) : new ApiError(init);
+      outcome = { ok: false, retry: !unbuildable, error };
       deps.logger?.warn({ endpoint: template, attempt, error: errorCode(r.error) }, 'api request not sent');
     } else {
       const status = r.kind === 'noResponse' ? 0 : r.status;

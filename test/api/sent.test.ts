@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { FragranceClient } from '../../src/api/client.ts';
+import { ApiError } from '../../src/api/errors.ts';
 import { CALL_ID_HEADER } from '../../src/api/exchange.ts';
 import { Halt, Halted, NEVER_ABORTED, type ApiCallItem, type SentCall } from '../../src/domain/calls.ts';
 import { freePort } from '../helpers/redis-server.ts';
-import { startRawServer } from './helpers.ts';
+import { captureLogger, expectNoSecret, startRawServer } from './helpers.ts';
 
 /**
  * Each attempt is reported as sent when its headers go onto the wire, before its answer, with
@@ -71,6 +72,34 @@ test('a request that never left (nobody listening) is not reported sent', async 
   await c.close();
   expect(sent).toEqual([]);
   expect(calls).toEqual([]);
+});
+
+test('a request undici cannot build (a key with a line break) is not sent, not ledgered, not retried', async () => {
+  const calls: ApiCallItem[] = [];
+  const sent: SentCall[] = [];
+  const log = captureLogger();
+  const heard = events.length;
+  const c = new FragranceClient({
+    baseUrl: server.url,
+    apiKey: 'k\r\nx-injected: 1',
+    maxRetries: 3,
+    retryBaseMs: 1,
+    logger: log.logger,
+    onSent: (s) => sent.push(s),
+    onCall: (x) => calls.push(x),
+  });
+  const err = await c.getSimilar('a').then(
+    () => null,
+    (e: unknown) => e,
+  );
+  await c.close();
+  // Terminal: a job given this error fails at once instead of retrying without end.
+  expect(err).toBeInstanceOf(ApiError);
+  expect((err as ApiError).transient).toBe(false);
+  expect((err as ApiError).message).toMatch(/could not be built, nothing was sent \(UND_ERR_INVALID_ARG\)/);
+  expect(log.lines.filter((l) => l.includes('api request not sent'))).toHaveLength(1);
+  expect([sent, calls, events.length - heard]).toEqual([[], [], 0]);
+  expectNoSecret('x-injected', err, log.lines);
 });
 
 test('without onSent, requests carry no call id header', async () => {
