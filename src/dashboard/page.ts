@@ -92,7 +92,7 @@ function warehouseSection(o: Overview): string {
       ? table('freshness', f.freshness, 'nothing mirrored yet')
       : '<p class="empty" data-table="freshness" data-rows="">this warehouse has no freshness view (written by an older fragsync)</p>'
   }
-  <h3>Quarantine: ${figure('quarantine-total', f.quarantine.total)} records</h3>
+  <h3>Quarantine, records not stored: ${figure('quarantine-total', f.quarantine.total)}</h3>
   ${table('quarantine-by-endpoint', f.quarantine.byEndpoint, 'nothing quarantined')}
   ${f.quarantine.total > 0 ? `<h4>Latest</h4>${table('quarantine-latest', f.quarantine.latest, '')}` : ''}
 </section>`;
