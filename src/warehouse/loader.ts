@@ -20,6 +20,23 @@ export interface LoadResult {
   counts: Record<string, number>;
   /** Items that failed validation and went to the quarantine table instead. */
   invalidItems: number;
+  /**
+   * Set when DuckDB ran out of its memory limit in this batch: the limit (MB) it was raised to
+   * before the batch was loaded again (see `Loader.load`).
+   */
+  memoryLimitRaisedMb?: number;
+}
+
+/**
+ * How far a batch that ran out of DuckDB's memory may raise the limit (doubling from
+ * session.sql's). The primary keys' indexes stay in memory and grow with the rows stored, so a
+ * catalogue denser than the simulator's outgrows the default (docs/benchmarks.md, "Session
+ * 12: loader"); failing every run at the same point would leave the user no way forward.
+ */
+const MEMORY_LIMIT_CEILING_MB = 1536;
+
+function isOutOfMemory(err: unknown): boolean {
+  return err instanceof Error && /Out of Memory Error/.test(err.message);
 }
 
 /** The merge statements, read once per process. */
@@ -29,6 +46,8 @@ export class Loader {
   /** Work tables (w_*) that may still hold an earlier batch's rows. */
   private filled = new Set<string>();
   private stored: StoredKeys | null = null;
+  /** DuckDB's memory limit on this connection's database, MB: session.sql's until raised. */
+  private limitMb = Number(/SET memory_limit = '(\d+)MB'/.exec(this.sessionSql)?.[1] ?? NaN);
 
   constructor(private readonly db: Db) {}
 
@@ -59,6 +78,22 @@ export class Loader {
    * previous batch's), and no append commits on its own.
    */
   async load(batch: LoadBatch, loadedAt: Date): Promise<LoadResult> {
+    let raisedMb: number | undefined;
+    for (;;) {
+      try {
+        const result = await this.loadOnce(batch, loadedAt);
+        return raisedMb === undefined ? result : { ...result, memoryLimitRaisedMb: raisedMb };
+      } catch (err) {
+        // The batch rolled back whole, so loading it again with more room is safe.
+        const next = this.limitMb * 2;
+        if (!isOutOfMemory(err) || !(next <= MEMORY_LIMIT_CEILING_MB)) throw err;
+        await this.db.run(`SET memory_limit = '${next}MB'`);
+        this.limitMb = raisedMb = next;
+      }
+    }
+  }
+
+  private async loadOnce(batch: LoadBatch, loadedAt: Date): Promise<LoadResult> {
     let staged: ReturnType<typeof stageBatch>;
     try {
       staged = stageBatch(batch);

@@ -157,6 +157,13 @@ export class Warehouse implements WarehouseHandle {
     this.lastLoadAtMs = nowMs;
     const started = performance.now();
     const result = await loader.load(batch, new Date(nowMs));
+    const raised = result.memoryLimitRaisedMb;
+    // Loud: the sync now holds that much more memory (loader.ts, MEMORY_LIMIT_CEILING_MB).
+    if (raised)
+      this.logger?.warn(
+        { memoryLimitMb: raised },
+        `DuckDB ran out of memory in a batch: limit raised to ${raised}MB, batch loaded whole`,
+      );
     this.logger?.debug(
       { runId: batch.runId, items: batch.items.length, ms: Math.round(performance.now() - started) },
       'batch loaded',
