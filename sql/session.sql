@@ -27,7 +27,9 @@ SET checkpoint_threshold = '32MB';
 -- that peak (was 192MB, then 160MB): what is over the limit is evicted and read back, and a
 -- 120k sync holds to 96MB beside a checkpoint threshold of 32MB (session 10), so the sync's
 -- RSS hardly depends on the catalogue. The export raises it while it writes Parquet
--- (export.ts). See docs/benchmarks.md, "Scale", sessions 9 and 10.
+-- (export.ts). See docs/benchmarks.md, "Scale", sessions 9 and 10. The primary keys' indexes
+-- stay in memory and grow with the warehouse: a batch that runs out of this limit doubles it
+-- and loads again (loader.ts; bench:load's denser catalogue needs it from ~40k fragrances).
 SET memory_limit = '96MB';
 
 -- What DuckDB frees goes back to its allocator (jemalloc), which kept the pages until a thread
