@@ -1,5 +1,6 @@
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { WarehouseHandle } from './handle.ts';
+import { FETCHED_COLUMN } from './state-types.ts';
 
 /**
  * The quarantine table as the run summary, `fragsync quarantine` and its re-validation read
@@ -110,9 +111,9 @@ export async function pendingQuarantine(wh: Queryable): Promise<PendingRow[]> {
  */
 export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<number> {
   const stored = Object.entries(STORED_BY)
-    .map(([endpoint, s]) => `('${endpoint}', '${s.entity}', '${fetchedColumn(s.dataset)}')`)
+    .map(([endpoint, s]) => `('${endpoint}', '${s.entity}', '${FETCHED_COLUMN[s.dataset]}')`)
     .join(', ');
-  const fetched = [...new Set(Object.values(STORED_BY).map((s) => fetchedColumn(s.dataset)))]
+  const fetched = [...new Set(Object.values(STORED_BY).map((s) => FETCHED_COLUMN[s.dataset]))]
     .map((c) => `WHEN '${c}' THEN i.${c}`)
     .join(' ');
   const released = await wh.query<{ key: string }>(
@@ -126,11 +127,6 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
     [at.toISOString()],
   );
   return released.length;
-}
-
-/** The sync_items column of when a dataset was last fetched: 'reviewDigest' is fetched_review_digest. */
-function fetchedColumn(dataset: string): string {
-  return `fetched_${dataset.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
 }
 
 /** Marks rows loaded after all: they stay, for the record, but are no longer pending. */
@@ -149,9 +145,9 @@ export async function lastFetched(
   wh: Queryable,
   entity: string,
   key: string,
-  dataset: string,
+  dataset: Dataset,
 ): Promise<Date | null> {
-  const column = fetchedColumn(dataset);
+  const column = FETCHED_COLUMN[dataset];
   const [row] = await wh.query<{ ms: bigint | number | null }>(
     `SELECT epoch_ms("${column}") AS ms FROM sync_items WHERE entity = ? AND key = ?`,
     [entity, key],

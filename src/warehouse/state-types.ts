@@ -11,6 +11,16 @@
  */
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 
+/** The sync_items column that holds when each dataset was last fetched. */
+export const FETCHED_COLUMN: Readonly<Record<Dataset, string>> = {
+  profile: 'fetched_profile',
+  similar: 'fetched_similar',
+  wearing: 'fetched_wearing',
+  reviews: 'fetched_reviews',
+  reviewDigest: 'fetched_review_digest',
+  catalogue: 'fetched_catalogue',
+};
+
 export interface ItemState {
   entity: EntityKind;
   key: string;

@@ -1,19 +1,18 @@
 import type { Db } from './db.ts';
 import { STORED_BY } from './quarantine.ts';
 import { sqlFile } from './sql-files.ts';
-import type { ClockMark, ItemState, SyncState, WalkState } from './state-types.ts';
+import {
+  FETCHED_COLUMN,
+  type ClockMark,
+  type ItemState,
+  type SyncState,
+  type WalkState,
+} from './state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 
 const ISO = (col: string): string => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:%S.%gZ')`;
 
-const DATASET_COLUMNS: [Dataset, string][] = [
-  ['profile', 'fetched_profile'],
-  ['similar', 'fetched_similar'],
-  ['wearing', 'fetched_wearing'],
-  ['reviews', 'fetched_reviews'],
-  ['reviewDigest', 'fetched_review_digest'],
-  ['catalogue', 'fetched_catalogue'],
-];
+const DATASET_COLUMNS = Object.entries(FETCHED_COLUMN) as [Dataset, string][];
 
 type ItemRow = Record<string, string | boolean | null>;
 
