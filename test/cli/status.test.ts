@@ -170,6 +170,8 @@ describe('fragsync status', () => {
       // Two quota figures, each saying where it comes from and when it was read.
       expect(r.stdout).toMatch(/^quota remaining \(Redis\)\s+\d+ now: the lowest the service reported /m);
       expect(r.stdout).toMatch(/^quota remaining \(ledger\)\s+\d+ as the service answered /m);
+      expect(r.stdout).toMatch(/^quota limit \(Redis\)\s+\d+$/m);
+      expect(r.stdout).toMatch(/^cents spent today \(Redis\)\s+\d+ by syncs sharing this Redis$/m);
       // While a sync holds the warehouse's writer lock, the run is going on.
       const lock = WriterLock.acquire(queued, 'run-going');
       try {

@@ -32,7 +32,10 @@ export async function run(input: CommandInput): Promise<number> {
       });
       const s: GovernorStatus = await gov.status();
       out.push(
-        ['quota limit', s.limit === null ? 'unknown (no call seen yet)' : String(s.limit)],
+        [
+          'quota limit (Redis)',
+          s.limit === null ? 'unknown (no call seen through this Redis yet)' : String(s.limit),
+        ],
         [
           'quota remaining (Redis)',
           s.remaining === null
@@ -44,7 +47,8 @@ export async function run(input: CommandInput): Promise<number> {
         // Filled in once the warehouse and the writer lock have said whether a run is going on.
         ['state', ''],
         ['calls in flight', String(s.inFlight)],
-        ['cents spent today', String(s.centsToday)],
+        // Redis's own count: syncs that ran without this Redis are only in the ledger's line.
+        ['cents spent today (Redis)', `${s.centsToday} by syncs sharing this Redis`],
         ['cents this run', String(s.centsThisRun)],
       );
       redisState = {
