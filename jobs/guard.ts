@@ -1,6 +1,7 @@
 import { isAddressable } from '../src/api/paths.ts';
 import { isFragsyncError, ResponseInvalidError } from '../src/errors.ts';
 import type { EntityKind } from '../src/domain/entities.ts';
+import { Halted } from '../src/domain/calls.ts';
 import type { JobResult, NamedMark } from './types.ts';
 import { emptyResult } from './types.ts';
 
@@ -70,6 +71,10 @@ const RUN_STOPS = new Set([
   'UNAUTHORIZED',
 ]);
 
+/**
+ * A halt (the run stopped at once: a 402 or 401 elsewhere, a lapsed lease) stops the walk
+ * the same way: the pages it bought before are paid, and kept, not bought again.
+ */
 export function stopsTheRun(err: unknown): boolean {
-  return isFragsyncError(err) && RUN_STOPS.has(err.code);
+  return err instanceof Halted || (isFragsyncError(err) && RUN_STOPS.has(err.code));
 }

@@ -10,7 +10,10 @@
  *
  * Standalone: `node --import tsx scripts/bench-reference.ts` starts a simulator of
  * BENCH_FRAGRANCES (default 20k) fragrances in a child process, like bench-sync.ts, answering
- * after BENCH_LATENCY_MS (default 0) like a remote service.
+ * after BENCH_LATENCY_MS (default 0) like a remote service. Then, against the same service
+ * (warm, its ledger already read, so the mirror's calls are compared alone), the floor of
+ * bench-floor.ts for BENCH_FLOOR_S seconds (default 10, 0 = none) at BENCH_FLOOR_CONCURRENCY
+ * requests in flight (default: the mirror's).
  */
 import { spawn } from 'node:child_process';
 import { processCpuS } from './proc-cpu.ts';
@@ -23,6 +26,7 @@ import { DuckDBDateValue, DuckDBInstance, type DuckDBAppender } from '@duckdb/no
 import pLimit from 'p-limit';
 import { Pool, type Dispatcher } from 'undici';
 import { Occupancy, type OccupancyFigures } from '../src/api/occupancy.ts';
+import { floorLine, PathSample, runFloor } from './bench-floor.ts';
 
 const PAGE = 50; // the spec's largest page size for every list used here (MAX_PAGE_SIZE)
 const FLUSH_ROWS = 5_000;
@@ -103,7 +107,15 @@ export async function runReference(opts: {
   dbPath: string;
   concurrency?: number;
   connections?: number;
-}): Promise<{ calls: number; wallS: number; cpuS: number; rows: number; inFlight: OccupancyFigures }> {
+}): Promise<{
+  calls: number;
+  wallS: number;
+  cpuS: number;
+  rows: number;
+  inFlight: OccupancyFigures;
+  /** A uniform sample of the paths requested: the floor's mix (bench-floor.ts). */
+  sample: string[];
+}> {
   const t0 = performance.now(); // like bench-sync's timer around runSync: opening the file counts
   const cpu0 = process.cpuUsage();
   const instance = await DuckDBInstance.create(opts.dbPath);
@@ -127,11 +139,13 @@ export async function runReference(opts: {
   const headers = { authorization: `Bearer ${opts.key}` };
   let calls = 0;
   let failure: unknown;
+  const sample = new PathSample();
 
   const get = <T>(path: string): Promise<{ body: T; date: string }> =>
     limit(async () => {
       if (failure !== undefined) throw failure;
       calls++;
+      sample.offer(path);
       meter.wireChange(1);
       let res: Dispatcher.ResponseData;
       let text: string;
@@ -257,13 +271,15 @@ export async function runReference(opts: {
   instance.closeSync();
   if (failure !== undefined) throw failure;
   const rows = Object.values(sinks).reduce((n, sink) => n + sink.rows, 0);
-  return { calls, wallS, cpuS: (cpu.user + cpu.system) / 1e6, rows, inFlight };
+  return { calls, wallS, cpuS: (cpu.user + cpu.system) / 1e6, rows, inFlight, sample: sample.paths };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fragrances = Number(process.env.BENCH_FRAGRANCES ?? 20_000);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 64);
   const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 0);
+  const floorS = Number(process.env.BENCH_FLOOR_S ?? 10);
+  const floorConcurrency = Number(process.env.BENCH_FLOOR_CONCURRENCY ?? concurrency);
   const key = 'bench-key';
   const bin = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
   const child = spawn(
@@ -319,6 +335,23 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         `service CPU over the run: ${(simCpu1 - simCpu0).toFixed(1)} s = ${(((simCpu1 - simCpu0) * 1000) / r.calls).toFixed(3)} ms/call`,
       );
     console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+    if (floorS > 0) {
+      const floor = await runFloor({
+        url,
+        key,
+        paths: r.sample,
+        concurrency: floorConcurrency,
+        seconds: floorS,
+        serviceCpuS: () => (child.pid === undefined ? null : processCpuS(child.pid)),
+      });
+      console.log(floorLine(floor, floorConcurrency));
+      if (latencyMs > 0) {
+        const bound = (floorConcurrency * 1000) / latencyMs;
+        console.log(
+          `floor against ${floorConcurrency} in flight / ${latencyMs} ms = ${bound.toFixed(0)} calls/s: ${(floor.calls / floor.wallS / bound).toFixed(3)}`,
+        );
+      }
+    }
   } finally {
     child.kill('SIGTERM');
     await rm(dir, { recursive: true, force: true });

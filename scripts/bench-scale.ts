@@ -9,7 +9,10 @@
  * In the same run, before each sync: the minimal hand-written mirror of
  * scripts/bench-reference.ts (its own process, its own service, same catalogue and latency,
  * as many requests in flight as fragsync's default). It is the yardstick for CPU per call
- * and for how well latency is hidden. BENCH_REFERENCE=0 skips it.
+ * and for how well latency is hidden. BENCH_REFERENCE=0 skips it. After it, against its service,
+ * the floor (scripts/bench-floor.ts: a client that only reads the answers, BENCH_FLOOR_S
+ * seconds, default 10, 0 = none): the calls/s this machine leaves to any client, printed beside
+ * the latency target as context, not in its place.
  *
  * Every figure is printed beside its target (issue 16), and how well latency was hidden in a
  * way the machine's load changes less than calls/s: requests in flight against
@@ -98,6 +101,8 @@ interface RefFigures {
   underShare: number;
   serviceOccupancy: number;
   serviceCpuS: number | null;
+  /** bench-floor.ts's figures against the reference's service, or null when it did not run. */
+  floor: { rate: number; meanMs: number; cpuMsPerCall: number } | null;
 }
 
 async function startSim(
@@ -225,6 +230,13 @@ async function runReference(fragrances: number, latencyMs: number): Promise<RefF
     serviceCpuS: /^service CPU over the run: ([\d.]+) s/m.exec(out)
       ? num(/^service CPU over the run: ([\d.]+) s/m)
       : null,
+    floor: /^floor: /m.exec(out)
+      ? {
+          rate: num(/^floor: .* = ([\d.]+) calls\/s/m),
+          meanMs: num(/^floor: .*mean seen ([\d.]+) ms/m),
+          cpuMsPerCall: num(/^floor: .*client CPU ([\d.]+) ms\/call/m),
+        }
+      : null,
   };
 }
 
@@ -297,11 +309,31 @@ for (const latencyMs of LATENCIES) {
           (ref ? ` (reference: ${(ref.calls / ref.wallS / bound).toFixed(2)})` : ''),
       );
     }
+    if (ref?.floor) printFloor(ref.floor, rate, ref.calls / ref.wallS, latencyMs);
     if (ref)
       console.log(
         `reference mirror: ${n0(ref.calls)} calls in ${ref.wallS.toFixed(1)} s = ${n0(ref.calls / ref.wallS)} calls/s, CPU ${ref.cpuS.toFixed(1)} s, peak RSS ${n0(ref.peakRssMiB)} MiB`,
       );
   }
+}
+
+/**
+ * Context for the latency target: what a client that does nothing with the answers reached
+ * against the same service (the reference's), and the sync's calls/s as a fraction of it.
+ */
+function printFloor(
+  floor: NonNullable<RefFigures['floor']>,
+  rate: number,
+  refRate: number,
+  latencyMs: number,
+): void {
+  const bound = latencyMs > 0 ? (CONCURRENCY * 1000) / latencyMs : null;
+  console.log(
+    `    floor (${CONCURRENCY} in flight, bodies read and discarded): ${n0(floor.rate)} calls/s` +
+      (bound ? ` = ${(floor.rate / bound).toFixed(2)} of ${n0(bound)}` : '') +
+      `, a request seen to take ${floor.meanMs.toFixed(1)} ms, client CPU ${floor.cpuMsPerCall.toFixed(3)} ms/call;` +
+      ` fragsync ${(rate / floor.rate).toFixed(2)} of the floor (reference ${(refRate / floor.rate).toFixed(2)})`,
+  );
 }
 
 /** The run outside the fetch, step by step: the whole-run latency target pays for it too. */

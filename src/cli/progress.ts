@@ -36,9 +36,10 @@ export function progressReporter(
 
 /**
  * phase | calls done of planned | cents of budget | quota left | ETA (the pause in force, then
- * the jobs left at the rate seen outside pauses). The plan grows as
- * discovery finds work: planned calls are those made plus the jobs still owed at the calls
- * per job seen so far (a review job reads several pages), so it settles once the walks end.
+ * the calls left at the rate seen outside pauses). Planned calls are those made plus the jobs
+ * still owed at the calls per job seen so far (a review job reads several pages), or, in a
+ * full run once the fragrance list's page 1 is read, the estimate from its total when larger
+ * (sync/call-estimate.ts): the jobs alone grow until the walks end.
  */
 export function formatTick(t: SyncTick): string {
   return tickParts(t).join(' | ');
@@ -60,11 +61,15 @@ function tickParts(t: SyncTick): string[] {
   // A pause in force adds what is left of it (the reset; a recheck may end it sooner).
   const pauseLeftMs = t.pausedUntil ? Math.max(0, t.pausedUntil.getTime() - Date.now()) : 0;
   const left = Math.max(0, t.jobsScheduled - t.jobsDone);
-  const planned = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
+  const byJobs = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
+  // A full run's list total says early what the jobs scheduled so far cannot (call-estimate.ts).
+  const planned = byJobs === null ? null : Math.max(byJobs, t.expectedCalls ?? 0);
   const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
+  // The calls left at the calls per second seen outside pauses (by jobs alone: jobs left / rate).
+  const callsLeft = planned === null ? 0 : planned - t.calls;
   const eta =
-    rate > 0 && left > 0 && t.phase !== 'stopping'
-      ? `ETA ${formatDuration(pauseLeftMs + (left / rate) * 1000)}`
+    rate > 0 && callsLeft > 0 && t.phase !== 'stopping'
+      ? `ETA ${formatDuration(pauseLeftMs + (callsLeft / ((rate * t.calls) / t.jobsDone)) * 1000)}`
       : '';
   const phase =
     t.phase === 'stopping'

@@ -78,8 +78,10 @@ loaded, the summary is printed, exit 130; a second Ctrl-C stops it at once.`,
     summary: 'print the calls and cents the next sync would spend (spends nothing)',
     description: `Prints the calls per endpoint, cents and quota units the next sync would spend, from
 the warehouse and the config, and whether it fits the quota and the budget. It reads the
-warehouse read-only and never sends a request.`,
+warehouse read-only and never sends a request. --json prints the same as one JSON object
+(docs/cli.md "Machine output").`,
     config: RUN_FLAGS,
+    options: [{ flags: '--json', help: 'print the plan as one JSON object on stdout' }],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/plan.ts'),
   },
@@ -126,8 +128,11 @@ skipped; slots missed in a downtime run once. \`show --db FILE\` adds the last r
     summary: 'show quota, budget, pause state and queue depths',
     description: `Shows the quota (limit, remaining, reset, reserve), whether work is paused, queue
 depths, and the cents spent today and in the latest run. Reads the shared state in Redis
-when --redis is given, and the warehouse when no sync holds it open. Spends nothing.`,
+when --redis is given, and the warehouse when no sync holds it open. Spends nothing.
+--json prints the same figures as one JSON object (docs/cli.md "Machine output").`,
     config: ['redis', 'db', 'queue-prefix', 'reserve', 'reserve-percent'],
+    options: [{ flags: '--json', help: 'print the figures as one JSON object on stdout (null: not read)' }],
+    examples: ['fragsync status --db FILE --json | jq .latestRun.exitCode'],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/status.ts'),
   },

@@ -1,5 +1,6 @@
 import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
+import { ledgerToday } from '../warehouse/ledger-day.ts';
 
 /** A small result for the page: column names and rows of JSON-safe values. */
 export interface Grid {
@@ -9,7 +10,7 @@ export interface Grid {
 
 export interface WarehouseFigures {
   runs: Grid;
-  /** The ledger's calls and cents of the UTC day (all runs). */
+  /** The ledger's calls and cents of the service's UTC day (all runs), as `status` says them. */
   ledgerToday: { day: string; calls: number; cents: number };
   /** The `freshness` view, where this warehouse has one (null: an older warehouse). */
   freshness: Grid | null;
@@ -40,7 +41,6 @@ async function hasRelation(wh: Warehouse, name: string): Promise<boolean> {
 }
 
 export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<WarehouseFigures> {
-  const day = now.toISOString().slice(0, 10);
   const extra = await extraRunColumns(wh);
   // Pending records only: those `fragsync quarantine --revalidate` released are stored now.
   const [total] = await wh.query<{ n: number }>(
@@ -48,7 +48,7 @@ export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<Wa
   );
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra })),
-    ledgerToday: { day, ...(await wh.spendOnDay(day)) },
+    ledgerToday: await ledgerToday(wh, now),
     freshness: (await hasRelation(wh, 'freshness'))
       ? await grid(wh, `SELECT * FROM freshness LIMIT ${FRESHNESS_ROWS}`)
       : null,

@@ -52,6 +52,11 @@ export function formatPlan(plan: Plan): string {
   if (plan.undiscoveredFragrances > 0) {
     out.push(`includes ${plan.undiscoveredFragrances} fragrances announced by the list but not seen yet`);
   }
+  const q = plan.quarantinedAskedAgain;
+  if (q > 0)
+    out.push(
+      `includes ${q} record${q === 1 ? '' : 's'} in quarantine asked again (\`fragsync quarantine\` lists them)`,
+    );
   out.push(quotaLine(plan), runLine(plan), dayLine(plan));
   if (plan.nightly) out.push('', clockLine(plan.clock), ...CLOCK_UNSEEN, ...nightlyLines(plan.nightly));
   if (plan.daysAtLimit !== null && plan.daysAtLimit > 1) {

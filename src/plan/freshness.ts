@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { ClockMark } from '../warehouse/state-types.ts';
-import { serviceClock, type ServiceClock } from './service-clock.ts';
+import { serviceClock, type ServiceClock } from '../warehouse/service-clock.ts';
 import { DAY_MS, HOUR_MS } from '../util/calendar-day.ts';
 
 /**
@@ -118,7 +118,7 @@ export function fullRule(cycleStart: string): DueRule {
  * `now` is the run's start on the service's clock: the sync judges again once the walks told
  * it (src/sync/fetch-stage.ts retime); `plan`, sending nothing, passes this machine's now plus
  * the offset last recorded. Stored fetch times are put on the service's clock by `clock` (the
- * offset of the run that stored each, src/plan/service-clock.ts).
+ * offset of the run that stored each, src/warehouse/service-clock.ts).
  *
  * `now` null: the sync before its walks have told the service's clock. Only what was never
  * fetched is owed then (no age can be judged, by this machine's day or any other), and the

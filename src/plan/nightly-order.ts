@@ -5,7 +5,7 @@ import type { ItemState, SyncState } from '../warehouse/state-types.ts';
 import { enrichPays, pagesFor, type FragranceNeed } from './cost-model.ts';
 import { nightlyRule, policyRows, type DueRule } from './freshness.ts';
 import { ageMs, compareDue, datasetsOf, dueScore, popularity, type DueItem } from './priority.ts';
-import { serviceClock } from './service-clock.ts';
+import { serviceClock } from '../warehouse/service-clock.ts';
 import { HOUR_MS } from '../util/calendar-day.ts';
 
 /**

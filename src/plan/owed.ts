@@ -30,6 +30,8 @@ export interface OwedWork {
   undiscoveredFragrances: number;
   /** Items whose review total is unknown, counted at one review page. */
   unknownReviewTotals: number;
+  /** Records in quarantine asked for again (counted in `counts`): the mirror still lacks them. */
+  quarantinedAskedAgain: number;
 }
 
 export function owedWork(state: SyncState, config: Config, now: Date = new Date()): OwedWork {
@@ -148,5 +150,31 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
     } else if (announced === undefined && charts.length === 0) unknownWalks.push('charts');
   }
   if (d.trending && !walkDone('trending')) addCalls(counts, { trending: 1 });
-  return { counts, unknownWalks, undiscoveredFragrances, unknownReviewTotals };
+  // Of the records in quarantine the nightly asks for again (sync-state.ts), those priced above:
+  // a live item whose dataset this config fetches.
+  const byKey = new Map(state.items.map((i) => [`${i.entity}|${i.key}`, i]));
+  const quarantinedAskedAgain = (state.quarantineOwed ?? []).filter((q) => {
+    const item = byKey.get(`${q.entity}|${q.key}`);
+    return (
+      item !== undefined && !item.removed && fetches(config, q.entity, q.dataset) && due(item, q.dataset)
+    );
+  }).length;
+  return { counts, unknownWalks, undiscoveredFragrances, unknownReviewTotals, quarantinedAskedAgain };
+}
+
+/** Whether the config fetches this dataset of this entity (what the walks above price). */
+function fetches(config: Config, entity: ItemState['entity'], ds: Dataset): boolean {
+  const d = config.datasets;
+  if (entity !== 'fragrance')
+    return { brand: d.brands, perfumer: d.perfumers, note: d.notes, chart: d.charts, accord: d.accords }[
+      entity
+    ];
+  const wanted: Partial<Record<Dataset, boolean>> = {
+    profile: d.fragrances,
+    similar: d.similar,
+    wearing: d.wearing,
+    reviews: d.reviews.mode !== 'none',
+    reviewDigest: d.reviewDigest,
+  };
+  return wanted[ds] ?? false;
 }

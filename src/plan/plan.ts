@@ -4,7 +4,7 @@ import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
 import { dueRule } from './freshness.ts';
 import { nightlyRefresh, type NightlyRefresh } from './nightly-order.ts';
 import { owedWork } from './owed.ts';
-import { serviceClock } from './service-clock.ts';
+import { serviceClock } from '../warehouse/service-clock.ts';
 
 /**
  * lowerBound: some catalogue sizes are unknown (an empty warehouse): only the first pages of
@@ -51,6 +51,8 @@ export interface Plan {
    * beyond it are unknown until read. Above 0 the totals are only a lower bound (atLeast).
    */
   unknownReviewTotals: number;
+  /** Records in quarantine the nightly asks for again (in the totals): the mirror still lacks them. */
+  quarantinedAskedAgain: number;
   /** The totals are a lower bound: unknown walk sizes (lowerBound) or unknown review totals. */
   atLeast: boolean;
   quota: PlanQuota | null;
@@ -121,6 +123,7 @@ export function buildPlan(
     unknownSizes,
     undiscoveredFragrances: owed.undiscoveredFragrances,
     unknownReviewTotals: owed.unknownReviewTotals,
+    quarantinedAskedAgain: owed.quarantinedAskedAgain,
     atLeast: lowerBound,
     quota: planQuota,
     fits: {

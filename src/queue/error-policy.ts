@@ -41,3 +41,13 @@ export function decide(err: unknown, attempt: number, random: () => number = Mat
   }
   return { action: 'fail', code, reason: oneLine(err) };
 }
+
+/**
+ * Stops after which no further request of the run may leave, not even one a job already
+ * holds: the service would refuse each alike (a spent balance, a refused key), and whether
+ * it bills refused calls is not in the spec. The requests on the wire are answered and
+ * ledgered. A budget cap needs no halt (the governor refuses what it does not admit).
+ */
+export function haltsAtOnce(reason: StopReason): boolean {
+  return reason === 'payment_required' || reason === 'unauthorized';
+}

@@ -68,14 +68,15 @@ export async function execute(
     // Halted (the run stops at once: a refused key, a journal that cannot be written; or a
     // worker's run lost its lease) or aborted: not a failure of the item, which stays owed;
     // only the calls it made are reported.
-    if (signal.aborted || deps.halt?.aborted) {
-      jobLog().debug('job halted: the run stops');
-      return { outcome: { type: 'requeued', job, calls }, action: null };
-    }
     // A job stopped part-way keeps what it bought (a review walk's pages): reported with the
     // outcome, so the next read goes on from there; the cause decides as any error would.
+    // Halted too: the pages it bought before the halt are paid, and not bought again.
     const partial = thrown instanceof PartialResultError ? { partial: thrown.partial } : {};
     const next = thrown instanceof PartialResultError ? { next: { ...job, spec: thrown.next } } : {};
+    if (signal.aborted || deps.halt?.aborted) {
+      jobLog().debug('job halted: the run stops');
+      return { outcome: { type: 'requeued', job, calls, ...partial }, action: null, ...next };
+    }
     const err = thrown instanceof PartialResultError ? thrown.cause : thrown;
     const action = decide(err, attempt);
     switch (action.action) {

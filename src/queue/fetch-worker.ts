@@ -3,6 +3,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Governor, GovernorLimits } from '../governor/types.ts';
+import { haltsAtOnce } from './error-policy.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { LeaseWatch } from './lease.ts';
 import { ServedRuns } from './served-runs.ts';
@@ -152,10 +153,13 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
       attempt,
       signal ?? new AbortController().signal,
     ).finally(() => lease.untrack(job.id ?? ''));
+    // Before its report travels: the run's other jobs here send nothing more (a 402, a 401).
+    if (outcome.type === 'stop' && haltsAtOnce(outcome.reason)) lease.haltRun(data.runId);
     if (lost.signal.aborted) {
-      // The run's lease lapsed with this job in hand: it sent nothing more (requests on the
-      // wire were answered); its calls reach the ledger under their own run, and the job
-      // waits for the run to come back, or for the next run to cancel it.
+      // The run's lease lapsed, or the run stopped at once (haltRun), with this job in hand:
+      // it sent nothing more (requests on the wire were answered); its calls reach the ledger
+      // under their own run, and the job waits for the run to come back, or for the next run
+      // to cancel it.
       const now = await lease.holderFor(data.runId);
       if (now !== data.runId) await report({ type: 'ledger', runId: data.runId, calls: outcome.calls });
       else {

@@ -101,6 +101,7 @@ export class RunLease {
 }
 
 const LAPSED = 'the run lease lapsed';
+const STOPPED = 'the run stops';
 
 /**
  * What a worker knows of the run lease, read ten times per lease: with no
@@ -121,6 +122,8 @@ export class LeaseWatch {
   /** The last run seen holding the lease, and the local time before which it cannot have lapsed. */
   private seen: { runId: string; until: number } | null = null;
   private readonly inHand = new Map<string, { runId: string; halt: Halt }>();
+  /** Runs a job here stopped at once (haltRun): a run id is never reused, so they are kept. */
+  private readonly stopped = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private worker: Worker | null = null;
   private idleSaid = false;
@@ -174,7 +177,19 @@ export class LeaseWatch {
     this.inHand.set(jobId, { runId, halt });
     this.served?.attempt(runId);
     if (this.holder !== runId) halt.halt(LAPSED);
+    else if (this.stopped.has(runId)) halt.halt(STOPPED);
     return halt;
+  }
+
+  /**
+   * A job here answered with a stop that halts at once (error-policy.ts haltsAtOnce: a 402,
+   * a 401): the run's jobs in hand in this process send nothing more, and none it still
+   * takes before the run's sync pauses the queue sends anything. Requests on the wire are
+   * answered and ledgered; the jobs wait as after a lapsed lease, and the next run plans them.
+   */
+  haltRun(runId: string): void {
+    this.stopped.add(runId);
+    for (const job of this.inHand.values()) if (job.runId === runId) job.halt.halt(STOPPED);
   }
 
   untrack(jobId: string): void {

@@ -1,6 +1,7 @@
 import { Halt, NEVER_ABORTED } from '../domain/calls.ts';
 import type { Governor } from '../governor/types.ts';
 import type { JobSpec } from '../../jobs/types.ts';
+import { haltsAtOnce } from './error-policy.ts';
 import { execute, type ExecuteDeps } from './execute.ts';
 import { Fifo } from './fifo.ts';
 import type { Backlog, OutcomeHandler, QueueDriver, QueuedJob } from './types.ts';
@@ -148,10 +149,13 @@ export class MemoryDriver implements QueueDriver {
     this.attempts.set(id, attempt);
     try {
       const { outcome, action, next } = await execute(this.deps, job, attempt, this.signal);
+      // A 402 or a 401 stops and halts before its report is handled: meanwhile other jobs end
+      // and would take new ones, each of whose requests would be refused too. A cent cap stops
+      // after it (the governor refuses only what does not fit, so a cheaper call may still).
+      if (outcome.type === 'stop' && haltsAtOnce(outcome.reason)) void this.stop(true);
       await this.opts.onOutcome(outcome);
-      if (outcome.type === 'stop') {
-        this.stopped = true;
-      } else if (action?.action === 'pause') {
+      if (outcome.type === 'stop') this.stopped = true;
+      else if (action?.action === 'pause') {
         // A pause does not count as an attempt: the job goes back to the head of the line.
         this.attempts.set(id, attempt - 1);
         this.push(next ?? job, true);

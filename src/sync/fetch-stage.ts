@@ -2,8 +2,10 @@ import type { JobSpec } from '../../jobs/types.ts';
 import type { FragranceClient } from '../api/client.ts';
 import type { Config } from '../config/index.ts';
 import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
+import { haltsAtOnce } from '../queue/error-policy.ts';
 import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
+import { callEstimate, type CallEstimate } from './call-estimate.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
@@ -38,13 +40,13 @@ export class FetchStage {
   private readonly signals: SimilarSignals;
   private readonly gate: Gate;
   private readonly admission: Admission;
+  private readonly estimate: CallEstimate;
   private governor: Governor | undefined;
   /** The service's clock minus this machine's, as this run's responses told the governor. */
   private clockOffsetMs = 0;
   /**
-   * Outcomes are handled once fetch() has the driver: an earlier run's reports come in as soon
-   * as the BullMQ driver exists, and the jobs they make owed must reach it, not only the
-   * admission window.
+   * Outcomes are handled once fetch() has the driver: an earlier run's reports come as soon as
+   * the BullMQ driver exists, and the jobs they make owed must reach it, not only the window.
    */
   private opened: () => void = () => undefined;
   private readonly ready = new Promise<void>((resolve) => (this.opened = resolve));
@@ -65,6 +67,7 @@ export class FetchStage {
       () => this.retime(),
     );
     this.admission = new Admission(run.runId, config.queue.windowJobs);
+    this.estimate = callEstimate(config, run.mode, frontier);
   }
 
   /**
@@ -75,14 +78,12 @@ export class FetchStage {
     this.client = client;
     this.governor = governor;
     if (governor) {
-      const recheck = new QuotaRecheck({
-        governor,
-        client,
-        intervalMs: this.config.quota.recheckMs,
-        log: this.run.log,
-        resume: async () => this.driver?.resume(),
-      });
-      this.pause = new QuotaPause(recheck, this.config.quota.wait);
+      const { recheckMs: intervalMs, wait } = this.config.quota;
+      const resume = async () => this.driver?.resume();
+      this.pause = new QuotaPause(
+        new QuotaRecheck({ governor, client, intervalMs, log: this.run.log, resume }),
+        wait,
+      );
     }
     return {
       runId: this.run.runId,
@@ -140,7 +141,7 @@ export class FetchStage {
         const early = this.frontier.stillOwed(this.early ?? []);
         this.early = null;
         await this.pause.atStart();
-        const first = [...early, ...this.frontier.initialJobs()];
+        const first = this.rewalk.first([...early, ...this.frontier.initialJobs()]);
         await this.submit([...this.gate.pass(first), ...this.gate.ended(null)]);
         await driver.idle();
       }
@@ -187,6 +188,7 @@ export class FetchStage {
       jobsDone,
       jobsScheduled,
       calls: this.calls,
+      expectedCalls: this.estimate.total(this.calls),
       cents: this.cents,
       maxCents: this.config.budget.maxCentsPerRun,
       quotaRemaining: this.lastRemaining,
@@ -224,6 +226,7 @@ export class FetchStage {
       if (c.quotaRemaining !== null) this.lastRemaining = c.quotaRemaining;
       if (c.status > 0) this.answered = true;
     }
+    if (o.job.runId === this.run.runId) await this.submit(await this.rewalk.answered(o.calls, this.governor));
     if (o.type === 'done') await this.done(o);
     else {
       // What a stopped job bought (a review walk's pages) is stored with the marks saying so.
@@ -236,7 +239,7 @@ export class FetchStage {
       else if (o.type === 'stop' && !this.result.stop) {
         this.result.stop = { reason: o.reason, message: o.message };
         this.run.log.warn({ reason: o.reason }, o.message);
-        await this.driver?.stop(o.reason === 'unauthorized');
+        await this.driver?.stop(haltsAtOnce(o.reason));
       }
     }
     // The job's results are in the journal before its slot takes another job (LoadStage.add).
@@ -247,6 +250,7 @@ export class FetchStage {
     this.jobsDone++;
     noteListing(this.result.listed, o.job.spec.kind, o.result);
     const gone = takeRemovals(this.frontier, o.result.items);
+    this.estimate.observe(o.result.progress);
     const { jobs, keep } = this.frontier.absorb(o.result.progress);
     const signalled = await this.signals.owed(gone, o.result.items);
     this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);

@@ -6,12 +6,13 @@ import type { ProgressMark } from '../domain/items.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import { fullRule, type DueRule } from '../plan/freshness.ts';
-import { serviceClock, type ServiceClock } from '../plan/service-clock.ts';
+import { serviceClock, type ServiceClock } from '../warehouse/service-clock.ts';
 import { ENTITIES, itemKey, KeyBits, KNOWN, NEW, REMOVED, scheduledGroup } from './key-sets.ts';
 import { ListWatch } from './list-watch.ts';
 import { DueRanking } from './rank.ts';
 import { Resumes } from './resume.ts';
 import { owedJobs, stillOwed } from './owed-jobs.ts';
+import { walksCounted } from './walk-day.ts';
 
 const DATASETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews', 'reviewDigest', 'catalogue'];
 /**
@@ -48,6 +49,8 @@ export class Frontier {
   private readonly items: SyncState['items'];
   /** Stored fetch times on the service's clock (each run's recorded offset): what retime judges by. */
   readonly clock: ServiceClock;
+  /** The service's day the lists counted as read were last read on (walk-day.ts), or null. */
+  readonly walksReadOn: string | null;
   /** A nightly's order of due refreshes: charted and trending first, then age × popularity. */
   private readonly ranking: DueRanking;
 
@@ -80,20 +83,13 @@ export class Frontier {
           this.bits.add(`${item.entity}|${ds}`, item.key);
       }
     }
-    // Walks find new and removed items cheaply: a backfill walks them again each new UTC day,
-    // a nightly on every run (its only signals; else a second run that day finds nothing).
-    const today = `${runStart.toISOString().slice(0, 10)}T00:00:00.000Z`;
-    const since = today > this.cycleStart ? today : this.cycleStart;
-    const walksSince = this.due.mode === 'nightly' ? runStart.toISOString() : since;
-    for (const w of state.walks) {
-      if (w.done && w.at >= walksSince) {
-        this.pagesDone.add(w.walk);
-        if (w.walk.endsWith('@1'))
-          this.walkTotals.set(w.walk.slice(0, -2), {
-            total: w.total,
-            pageSize: w.pageSize ?? WALK_PAGE_SIZE,
-          });
-      }
+    // Walks find new and removed items cheaply: a backfill reads them each new day, a nightly each run.
+    const walks = walksCounted(state.walks, runStart, this);
+    this.walksReadOn = walks.readOn;
+    for (const w of walks.done) {
+      this.pagesDone.add(w.walk);
+      if (w.walk.endsWith('@1'))
+        this.walkTotals.set(w.walk.slice(0, -2), { total: w.total, pageSize: w.pageSize ?? WALK_PAGE_SIZE });
     }
   }
 
@@ -190,14 +186,14 @@ export class Frontier {
   /**
    * Something cheap said these items changed (a new member of a brand, a similar list naming
    * a removed fragrance, a fragrance missing from the list): `dataset` of each is owed again
-   * whatever its age, ahead of the due refreshes. A full cycle fetches everything anyway.
+   * whatever its age, ahead of the due refreshes. A full run: only lists naming a removed one.
    */
   signal(entity: EntityKind, keys: Iterable<string>, ds: Dataset, p: number = PRIORITY.signal): JobSpec[] {
     return this.fresh(this.signalled(entity, keys, ds, p));
   }
 
   private signalled(entity: EntityKind, keys: Iterable<string>, ds: Dataset, p: number = PRIORITY.signal) {
-    if (this.due.mode !== 'nightly') return [];
+    if (this.due.mode !== 'nightly' && ds !== 'similar') return [];
     const jobs: JobSpec[] = [];
     for (const key of keys) {
       if (!this.bits.has(KNOWN[entity], key)) continue;
@@ -227,6 +223,12 @@ export class Frontier {
     return this.bits.has(NEW[entity], key);
   }
 
+  /** Nightly: fragrances a backfill found after its first service day (late-new.ts): new, profile first. */
+  markNew(keys: string[]): void {
+    for (const key of keys) this.bits.add(NEW.fragrance, key);
+    for (const key of keys) this.bits.delete('fragrance|profile', key);
+  }
+
   markRemoved(entity: EntityKind, keys: string[]): void {
     for (const key of keys) {
       this.bits.add(REMOVED[entity], key);
@@ -236,6 +238,12 @@ export class Frontier {
 
   knownKeys(entity: EntityKind): string[] {
     return this.bits.keys(KNOWN[entity]);
+  }
+
+  /** For the progress estimate (call-estimate.ts), once: fragrances this cycle read per dataset, the list's total. */
+  startingPoint(datasets: readonly Dataset[]) {
+    const read = Object.fromEntries(datasets.map((ds) => [ds, this.bits.keys(`fragrance|${ds}`).length]));
+    return { read, listTotal: this.walkTotals.get('fragrances')?.total ?? null };
   }
 
   /** Page 1 learns the total and schedules the rest; after it (a resumed backfill), the pages not read. */

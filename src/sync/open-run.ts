@@ -4,11 +4,12 @@ import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
 import { unansweredCalls } from '../warehouse/sent-calls.ts';
 import { takeBaseline } from '../warehouse/run-changes.ts';
-import { serviceClock, serviceDay } from '../plan/service-clock.ts';
+import { serviceClock, serviceDay } from '../warehouse/service-clock.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
 import { Frontier } from './frontier.ts';
 import { loadResumes } from './resume.ts';
+import { lateNew } from './late-new.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 import { openWarehouse } from './open-warehouse.ts';
@@ -89,7 +90,7 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     ).map((r) => [r.id, Number(r.n)]),
   );
   const cycleStart = state.cycleStart ?? run.started.toISOString();
-  return new Frontier(
+  const frontier = new Frontier(
     state,
     config.datasets,
     run.started,
@@ -103,6 +104,8 @@ export async function planRun(run: OpenRun, config: Config): Promise<Frontier> {
     // what is due is owed once, by the service's day, never by this machine's.
     run.mode === 'nightly' ? nightlyRule(config.freshness, null) : undefined,
   );
+  if (run.mode === 'nightly') frontier.markNew(await lateNew(run.warehouse, state));
+  return frontier;
 }
 
 /**

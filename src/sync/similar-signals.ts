@@ -57,7 +57,9 @@ export class SimilarSignals {
 
   /** The similar-list jobs one job's results make owed (`removed`: fragrances it found gone). */
   async owed(removed: string[], items: LoadItem[]): Promise<JobSpec[]> {
-    if (this.run.mode !== 'nightly') return [];
+    // A full run too: the removal deletes the entry from the lists that named it (upstream
+    // moved the rest up), so a list read earlier in a cycle over several days is stale.
+    if (this.run.mode !== 'nightly') return await this.removedFrom(removed);
     const named = [...removed];
     const stale: string[] = [];
     const probes: string[] = [];
@@ -88,6 +90,11 @@ export class SimilarSignals {
       ...(probes.length === 0 ? [] : this.frontier.signal('fragrance', probes, 'similar', PRIORITY.fresh)),
       ...(stale.length === 0 ? [] : this.frontier.signal('fragrance', stale, 'similar')),
     ];
+  }
+
+  private async removedFrom(removed: string[]): Promise<JobSpec[]> {
+    const lists = await listsNaming(this.run.warehouse, removed);
+    return lists.length === 0 ? [] : this.frontier.signal('fragrance', lists, 'similar');
   }
 
   /**

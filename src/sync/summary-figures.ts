@@ -1,12 +1,14 @@
 import type { Config } from '../config/index.ts';
 import { minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
-import { CONTRACT_TABLES } from '../warehouse/contract.ts';
+import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
 
 /*
  * What the run summary reads from the warehouse besides the ledger and the run's changes:
- * rows per table and the cheapest full sync of the catalogue as now mirrored (summary.ts).
+ * rows per table, what the run stored apart in the overflow tables, and the cheapest full sync
+ * of the catalogue as now mirrored (summary.ts).
  */
 
 /** Rows per contract table, in one statement. */
@@ -68,3 +70,117 @@ async function servicePageSizes(wh: WarehouseHandle): Promise<Partial<Record<Pag
 }
 
 const PAGED: PagedWalk[] = ['fragrances', 'reviews', 'brands', 'notes', 'accords'];
+
+/** One run's calls and cents on one endpoint template, failed calls and their list price apart. */
+export interface EndpointSpend {
+  endpoint: string;
+  calls: number;
+  cents: number;
+  failedCalls: number;
+  failedCents: number;
+}
+
+export async function spendByEndpoint(wh: WarehouseHandle, runId: string): Promise<EndpointSpend[]> {
+  const rows = await wh.query<{
+    endpoint: string;
+    calls: number;
+    cents: number;
+    failed_calls: number;
+    failed_cents: number;
+  }>(sqlFile('runs/spend-by-endpoint.sql'), [runId]);
+  return rows.map((e) => ({
+    endpoint: e.endpoint,
+    calls: Number(e.calls),
+    cents: Number(e.cents),
+    failedCalls: Number(e.failed_calls),
+    failedCents: Number(e.failed_cents),
+  }));
+}
+
+/** Rows one run stored in an overflow table: entries the contract's keys cannot hold. */
+export interface OverflowCount {
+  table: string;
+  rows: number;
+}
+
+/** The overflow tables this run stored rows in, in OVERFLOW_TABLES' order; none: []. */
+export async function overflowInRun(wh: WarehouseHandle, runId: string): Promise<OverflowCount[]> {
+  const rows = await wh.query<{ table_name: string; row_count: number }>(
+    sqlFile('runs/overflow-in-run.sql'),
+    [runId],
+  );
+  const counts = rows.map((r) => ({ table: r.table_name, rows: Number(r.row_count) }));
+  return counts.filter((c) => c.rows > 0).sort((a, b) => rank(a.table) - rank(b.table));
+}
+
+const rank = (t: string) => (OVERFLOW_TABLES as readonly string[]).indexOf(t);
+
+/**
+ * "stored apart: N rows ...": stored (in DuckDB and the Parquet export), so the exit code
+ * stays, but the contract tables alone do not show them, and a reader of those must know.
+ */
+export function overflowLines(counts: OverflowCount[]): string[] {
+  if (counts.length === 0) return [];
+  const total = counts.reduce((n, c) => n + c.rows, 0);
+  const each = counts.map((c) => `${c.table} ${c.rows}`).join(', ');
+  return [
+    '',
+    `stored apart: ${total} row${total === 1 ? '' : 's'} the contract's keys cannot hold (${each}; docs/data-dictionary.md, "Key collisions")`,
+  ];
+}
+
+/** One run's calls not answered 200, per HTTP status; `status` 0: no answer came back. */
+export interface FailedStatus {
+  status: number;
+  calls: number;
+}
+
+export async function failedByStatus(wh: WarehouseHandle, runId: string): Promise<FailedStatus[]> {
+  const rows = await wh.query<{ status: number; calls: number }>(sqlFile('runs/failed-by-status.sql'), [
+    runId,
+  ]);
+  return rows.map((r) => ({ status: Number(r.status), calls: Number(r.calls) }));
+}
+
+/** Why a status failed, in the words a reader of the summary needs (404: usually not a fault). */
+const STATUS_WORDS: Record<number, string> = {
+  404: 'not found (an item gone upstream)',
+  429: 'rate limited or quota exhausted',
+  401: 'key refused',
+  402: 'balance exhausted',
+};
+
+/** "404 not found (an item gone upstream): 1, no answer: 2". */
+export function failedStatusText(failed: FailedStatus[]): string {
+  return failed
+    .map((f) => {
+      if (f.status === 0) return `no answer: ${f.calls}`;
+      const words = STATUS_WORDS[f.status] ?? (f.status >= 500 ? 'server error' : 'refused');
+      return `${f.status} ${words}: ${f.calls}`;
+    })
+    .join(', ');
+}
+
+/**
+ * This run's cycle (sql/runs/cycle-before.sql): the full runs before it that read something,
+ * and the service's days (YYYY-MM-DD, inclusive) the cycle's answered calls were made on,
+ * when more than one.
+ */
+export async function cycleRuns(wh: WarehouseHandle, runId: string) {
+  const [r] = await wh.query<{ n: number; first: string | null; last: string | null }>(
+    sqlFile('runs/cycle-before.sql'),
+    [runId],
+  );
+  const first = r?.first ?? '';
+  const last = r?.last ?? first;
+  const count = first === '' ? 0 : Math.round((Date.parse(last) - Date.parse(first)) / 86_400_000) + 1;
+  return { earlier: Number(r?.n ?? 0), days: count > 1 ? { count, first, last } : null };
+}
+
+/** A cycle read over several service days: items read on an earlier one may have changed since. */
+export function serviceDaysLine(days: { count: number; first: string; last: string } | null): string[] {
+  if (days === null) return [];
+  return [
+    `read over ${days.count} service days (${days.first} .. ${days.last}): what changed meanwhile comes with the next nightly`,
+  ];
+}

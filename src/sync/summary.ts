@@ -4,10 +4,22 @@ import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
-import { sqlFile } from '../warehouse/sql-files.ts';
 import { flaggedInRun, quarantinedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
 import type { RunStatus } from '../domain/run.ts';
-import { catalogueMinimum, tableRows } from './summary-figures.ts';
+import {
+  catalogueMinimum,
+  cycleRuns,
+  failedByStatus,
+  failedStatusText,
+  overflowInRun,
+  overflowLines,
+  serviceDaysLine,
+  spendByEndpoint,
+  tableRows,
+  type EndpointSpend,
+  type FailedStatus,
+  type OverflowCount,
+} from './summary-figures.ts';
 
 /**
  * full: everything was fetched (the first run, --full); incremental: only what changed or was
@@ -32,8 +44,10 @@ export interface SyncSummary {
    */
   failedCalls: number;
   failedCents: number;
+  /** The failed calls per HTTP status (0: no answer), most first: a 404 is an item gone upstream. */
+  failedByStatus: FailedStatus[];
   /** The same per endpoint template. */
-  byEndpoint: { endpoint: string; calls: number; cents: number; failedCalls: number; failedCents: number }[];
+  byEndpoint: EndpointSpend[];
   /** Rows per contract table after the run. */
   rows: Record<string, number>;
   /**
@@ -48,8 +62,12 @@ export interface SyncSummary {
    * whole catalogue itself): against part of the work it would read as a bargain.
    */
   costRatio: number | null;
+  /** The same with the failed calls' list price counted (a service that bills them); null with costRatio. */
+  costRatioIfFailedBilled: number | null;
   /** Full runs before this one in its cycle that read something (0: this run began it). */
   earlierCycleRuns: number;
+  /** A completed full cycle read over several service days (the next nightly's to catch up), else null. */
+  serviceDays: { count: number; first: string; last: string } | null;
   /** Incremental runs: cents per item (fragrance, brand, ...) this run added, changed or removed. */
   centsPerChangedItem: number | null;
   pausedUntil: Date | null;
@@ -63,6 +81,11 @@ export interface SyncSummary {
   released: number;
   /** Values this run stored as sent though they break a range the spec states (value_flags), per table. */
   flagged: EndpointCount[];
+  /**
+   * Rows this run stored in the overflow tables, per table with any: entries the contract's
+   * keys cannot hold (tied ranks, repeats). Stored and exported, so the exit code stays.
+   */
+  overflow: OverflowCount[];
   owedJobs: { waiting: number; active: number; delayed: number };
   /**
    * What the rest of the open cycle would cost (cost model, from the warehouse after this
@@ -102,26 +125,19 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   // answer to the one before to cross back from the loader thread (about 35 of them, which
   // took 0.3-0.7 s at 20k, docs/benchmarks.md, session 10; the row counts are one statement).
   const counted = tableRows(wh);
-  const [spend, rows, minimum, changes, before, quarantined, flagged, state] = await Promise.all([
-    wh.query<{ endpoint: string; calls: number; cents: number; failed_calls: number; failed_cents: number }>(
-      sqlFile('runs/spend-by-endpoint.sql'),
-      [input.runId],
-    ),
-    counted,
-    catalogueMinimum(wh, input.config, counted),
-    runChanges(wh),
-    wh.query<{ n: number }>(sqlFile('runs/cycle-before.sql'), [input.runId]),
-    quarantinedInRun(wh, input.runId),
-    flaggedInRun(wh, input.runId),
-    input.status === 'completed' ? null : wh.syncState(),
-  ]);
-  const byEndpoint = spend.map((e) => ({
-    endpoint: e.endpoint,
-    calls: Number(e.calls),
-    cents: Number(e.cents),
-    failedCalls: Number(e.failed_calls),
-    failedCents: Number(e.failed_cents),
-  }));
+  const [byEndpoint, rows, minimum, changes, before, quarantined, flagged, state, failed, overflow] =
+    await Promise.all([
+      spendByEndpoint(wh, input.runId),
+      counted,
+      catalogueMinimum(wh, input.config, counted),
+      runChanges(wh),
+      cycleRuns(wh, input.runId),
+      quarantinedInRun(wh, input.runId),
+      flaggedInRun(wh, input.runId),
+      input.status === 'completed' ? null : wh.syncState(),
+      failedByStatus(wh, input.runId),
+      overflowInRun(wh, input.runId),
+    ]);
   const sum = (f: (e: (typeof byEndpoint)[number]) => number) => byEndpoint.reduce((s, e) => s + f(e), 0);
   let owed: SyncSummary['owed'] = null;
   if (state) {
@@ -133,7 +149,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   const cents = sum((e) => e.cents);
   const mode = input.mode ?? 'full';
   const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
-  const earlierCycleRuns = mode === 'full' ? Number(before[0]?.n ?? 0) : 0;
+  const earlierCycleRuns = mode === 'full' ? before.earlier : 0;
   const whole = mode === 'full' && input.status === 'completed' && earlierCycleRuns === 0;
   return {
     runId: input.runId,
@@ -145,6 +161,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     cents,
     failedCalls: sum((e) => e.failedCalls),
     failedCents: sum((e) => e.failedCents),
+    failedByStatus: failed,
     byEndpoint,
     rows,
     changes,
@@ -152,7 +169,10 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     // A run that stopped early (cap, quota, Ctrl-C) or finished a cycle others began did part
     // of the work: its cents over the whole minimum would read as a bargain.
     costRatio: whole && minimum.cents > 0 ? cents / minimum.cents : null,
+    costRatioIfFailedBilled:
+      whole && minimum.cents > 0 ? (cents + sum((e) => e.failedCents)) / minimum.cents : null,
     earlierCycleRuns,
+    serviceDays: mode === 'full' && input.status === 'completed' ? before.days : null,
     centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
     failures: {
@@ -166,6 +186,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     quarantined,
     released: input.released ?? 0,
     flagged,
+    overflow,
   };
 }
 
@@ -182,7 +203,8 @@ export function formatSummary(s: SyncSummary): string {
   if (s.pausedUntil && s.status === 'quota_exhausted')
     lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
   lines.push(
-    `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}`,
+    `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}` +
+      (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus)})` : ''),
   );
   // Whether failed calls are billed is not in the spec: their list price is said apart.
   if (s.failedCents > 0)
@@ -197,6 +219,7 @@ export function formatSummary(s: SyncSummary): string {
     );
   }
   lines.push(costLine(s, dollars));
+  lines.push(...serviceDaysLine(s.serviceDays));
   if (s.byEndpoint.length > 0) {
     const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
     const cols = (...v: (string | number)[]) => v.map((x) => String(x).padStart(9)).join('  ');
@@ -204,7 +227,7 @@ export function formatSummary(s: SyncSummary): string {
     for (const e of s.byEndpoint)
       lines.push(`${e.endpoint.padEnd(w)}  ${cols(e.calls, e.cents, e.failedCalls, e.failedCents)}`);
   }
-  lines.push('', ...tableLines(s));
+  lines.push('', ...tableLines(s), ...overflowLines(s.overflow));
   if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {
     lines.push(
       '',
@@ -274,5 +297,11 @@ function costLine(s: SyncSummary, dollars: (c: number) => string): string {
     return `full sync not finished: this run read ${items} items new, changed or removed; no cost ratio until a run reads the whole catalogue`;
   if (s.earlierCycleRuns > 0)
     return `full cycle finished by this run, begun by ${s.earlierCycleRuns} earlier run(s): no cost ratio for this run alone (${cheapest})`;
-  return `${cheapest}${s.costRatio !== null ? `   cost ratio: ${s.costRatio.toFixed(3)}` : ''}`;
+  if (s.costRatio === null) return cheapest;
+  // Whether failed calls are billed is not in the spec: the ratio either way, when they differ.
+  const billed = s.failedCents > 0 && s.costRatioIfFailedBilled !== null;
+  const ifBilled = billed
+    ? ` (${s.costRatioIfFailedBilled?.toFixed(3)} if the service bills failed calls)`
+    : '';
+  return `${cheapest}   cost ratio: ${s.costRatio.toFixed(3)}${ifBilled}`;
 }

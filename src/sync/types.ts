@@ -52,6 +52,8 @@ export interface SyncTick {
   jobsDone: number;
   jobsScheduled: number;
   calls: number;
+  /** A full run's calls in all, from the fragrance list's total (sync/call-estimate.ts); null until known. */
+  expectedCalls: number | null;
   cents: number;
   maxCents: number | null;
   quotaRemaining: number | null;

@@ -1,10 +1,10 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
-import { CONTRACT_TABLES } from './contract.ts';
+import { EXPORTED_TABLES } from './contract.ts';
 
 /** The files an export writes: a folder holding nothing else is one it may replace. */
-export const EXPORT_FILES: ReadonlySet<string> = new Set(CONTRACT_TABLES.map((t) => `${t}.parquet`));
+export const EXPORT_FILES: ReadonlySet<string> = new Set(EXPORTED_TABLES.map((t) => `${t}.parquet`));
 
 /** The export's folder cannot be used as it is: the user's input (exit 2), not a warehouse fault. */
 export class ExportTargetError extends ConfigError {

@@ -4,7 +4,7 @@ import { ensureWritableDir } from '../util/writable-dir.ts';
 import { basename, dirname, join } from 'node:path';
 import { rows, type Db } from './db.ts';
 import { toWarehouseError } from './warehouse-error.ts';
-import { CONTRACT_TABLES, isLineageColumn } from './contract.ts';
+import { EXPORTED_TABLES, isLineageColumn } from './contract.ts';
 import { checkExportTarget, EXPORT_FILES } from './export-target.ts';
 import { useDefaultMemoryLimit } from './memory-limit.ts';
 
@@ -25,7 +25,8 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Writes every contract table to DIR/<table>.parquet with the contract's columns (no lineage).
+ * Writes every contract table to DIR/<table>.parquet with the contract's columns (no lineage),
+ * and the overflow tables beside them (the entries the contract's keys cannot hold).
  *
  * Guarantees: all tables come from one read transaction (one consistent snapshot, even if a
  * load commits meanwhile); files are written into a fresh sibling folder and only renamed to
@@ -33,7 +34,7 @@ async function exists(path: string): Promise<boolean> {
  * exports. Replacing an existing DIR takes two renames (DIR -> DIR.old-*, new -> DIR): in
  * the microseconds between them DIR is absent. A failed export leaves DIR as it was.
  *
- * DIR may be new, empty, or an earlier export (nothing but `<contract table>.parquet` files);
+ * DIR may be new, empty, or an earlier export (nothing but `<exported table>.parquet` files);
  * anything else is refused before a table is read (checkExportTarget): an export never
  * deletes a file it did not write. Of a replaced export only those files are deleted.
  */
@@ -58,7 +59,7 @@ export async function exportParquet(db: Db, dir: string): Promise<ExportResult> 
       await useDefaultMemoryLimit((sql) => rows(c, sql));
       await c.run('BEGIN TRANSACTION');
       try {
-        for (const table of CONTRACT_TABLES) {
+        for (const table of EXPORTED_TABLES) {
           const cols = await rows<{ column_name: string }>(
             c,
             `SELECT column_name FROM duckdb_columns()

@@ -39,6 +39,12 @@ function isOutOfMemory(err: unknown): boolean {
   return err instanceof Error && /Out of Memory Error/.test(err.message);
 }
 
+/** A loader's state a loader on a new connection of the same process takes over. */
+export interface LoaderCarry {
+  keys: StoredKeys | null;
+  limitMb: number;
+}
+
 /** The merge statements, read once per process. */
 export class Loader {
   private readonly merges: MergeStatement[] = parseMerge(sqlFiles('merge'));
@@ -51,19 +57,29 @@ export class Loader {
 
   constructor(private readonly db: Db) {}
 
-  /** What the warehouse holds per replaced table, as this loader knows it (kept across a reopen). */
-  get storedKeys(): StoredKeys | null {
-    return this.stored;
+  /**
+   * What a loader on the next connection of this process takes over (kept across a reopen):
+   * the keys the warehouse holds per replaced table, and the memory limit as raised.
+   */
+  get carried(): LoaderCarry {
+    return { keys: this.stored, limitMb: this.limitMb };
   }
 
   /**
    * Creates the temp staging tables, batch macros and (empty) work tables on this connection.
-   * `keys`: those of a loader on an earlier connection of this process, which nobody else
-   * has written since (the writer lock), instead of reading them again.
+   * `from`: what a loader on an earlier connection of this process knew. Its keys, as nobody
+   * else has written since (the writer lock), instead of reading them again; its memory limit,
+   * if raised, since the indexes that needed it are as large now (session.sql sets 96MB again,
+   * and the next large batch would roll back once more, at every reopen).
    */
-  async prepare(keys: StoredKeys | null = null): Promise<void> {
+  async prepare(from: LoaderCarry | null = null): Promise<void> {
     await this.db.run(stagingDdl(STAGING_TABLES));
     await this.db.run(this.sessionSql);
+    if (from && from.limitMb > this.limitMb) {
+      await this.db.run(`SET memory_limit = '${from.limitMb}MB'`);
+      this.limitMb = from.limitMb;
+    }
+    const keys = from?.keys ?? null;
     // Every work table exists from the start, so a statement may read one a batch skipped.
     const creates = this.merges.filter((m) => m.verb === 'creates').map((m) => m.sql);
     await this.db.run(creates.join('\n'));

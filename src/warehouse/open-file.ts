@@ -1,9 +1,10 @@
+import { rmSync } from 'node:fs';
 import type pino from 'pino';
 import { Db } from './db.ts';
 import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
-import { Loader } from './loader.ts';
-import type { StoredKeys } from './stored-keys.ts';
+import { Loader, type LoaderCarry } from './loader.ts';
 import { describeHolder, lockHolder } from './writer-lock.ts';
+import { baselinePath, keepBaseline, restoreBaseline } from './baseline-file.ts';
 
 export interface OpenFileOptions {
   readOnly: boolean;
@@ -77,7 +78,7 @@ const READERS_WAIT_MS = 15 * 60_000;
  */
 export async function reopenWriter(
   file: string,
-  keys: StoredKeys | null,
+  carried: LoaderCarry | null,
   logger: pino.Logger | undefined,
 ): Promise<OpenFile> {
   const started = performance.now();
@@ -89,7 +90,8 @@ export async function reopenWriter(
   });
   try {
     const loader = new Loader(db);
-    await loader.prepare(keys);
+    await loader.prepare(carried);
+    await restoreBaseline(db, file);
     logger?.debug({ ms: Math.round(performance.now() - started) }, 'warehouse reopened');
     return { db, loader };
   } catch (err) {
@@ -103,7 +105,18 @@ export async function reopenWriter(
  * stays in the WAL and nobody learns that the disk is full. The checkpoint is made here
  * first, so such a failure is the one-line DISK_FULL error (the file still closes).
  */
-export async function closeFile(f: OpenFile, file: string): Promise<void> {
+export async function closeFile(f: OpenFile, file: string, final = true): Promise<void> {
+  // A writer's run baseline outlives the connection in a file (baseline-file.ts), unless the
+  // warehouse closes for good. One that cannot be written (no room) is not kept half-made.
+  const kept = f.loader
+    ? await keepBaseline(f.db, file, final).then(
+        () => null,
+        (err: unknown) => {
+          rmSync(baselinePath(file), { force: true });
+          return toWarehouseError(err, 'keeping the run baseline', file);
+        },
+      )
+    : null;
   const failure = f.loader
     ? await f.db.run('CHECKPOINT').then(
         () => null,
@@ -111,5 +124,5 @@ export async function closeFile(f: OpenFile, file: string): Promise<void> {
       )
     : null;
   await f.db.close();
-  if (failure) throw failure;
+  if (failure ?? kept) throw failure ?? kept;
 }

@@ -16,7 +16,8 @@ export class ReopenGate<T> {
     initial: T,
     private readonly hooks: {
       open: () => Promise<T>;
-      close: (value: T) => Promise<void>;
+      /** `final`: closed for good (close()), not released to be opened again. */
+      close: (value: T, final: boolean) => Promise<void>;
       /** Release by itself once unused for this long, in ms; null: only when told. */
       idleReleaseMs: number | null;
       /** A release by itself failed (the value is closed all the same). */
@@ -59,7 +60,11 @@ export class ReopenGate<T> {
   }
 
   /** Closes the resource once the uses under way end; the next use opens it again. */
-  async release(): Promise<void> {
+  release(): Promise<void> {
+    return this.releaseValue(false);
+  }
+
+  private async releaseValue(final: boolean): Promise<void> {
     for (;;) {
       if (this.transition) {
         await this.transition.catch(() => undefined);
@@ -76,14 +81,14 @@ export class ReopenGate<T> {
     await this.change(async () => {
       // Unset first: a close that fails still leaves nothing open to use.
       this.value = null;
-      await this.hooks.close(value);
+      await this.hooks.close(value, final);
     });
   }
 
   /** Releases for good: every later use throws. */
   async close(): Promise<void> {
     try {
-      await this.release();
+      await this.releaseValue(true);
     } finally {
       this.closed = true;
       if (this.idleTimer) clearTimeout(this.idleTimer);

@@ -11,6 +11,8 @@
  * comparison 1.3 s single-threaded. From an empty warehouse (a first sync, bench:scale) the
  * baseline is empty and the comparison only counts: 0.3 s, no join, nothing grouped by owner.
  * The ledger (api_calls, sync_runs) only grows and is left out: the summary counts its calls.
+ * A temp table dies with its connection: across a release of the file (a quota pause, an idle
+ * writer) the baseline is kept in a file beside the warehouse (baseline-file.ts).
  */
 import type { WarehouseHandle } from './handle.ts';
 import { isLineageColumn } from './contract.ts';
@@ -49,7 +51,9 @@ export interface RunChanges {
   items: Record<string, number>;
 }
 
-const BASELINE = 'run_baseline';
+export const BASELINE = 'run_baseline';
+/** Present while the baseline file (baseline-file.ts) holds this connection's baseline. */
+export const BASELINE_KEPT = 'run_baseline_kept';
 const CHANGED = 'run_changed_owners';
 const q = (c: string) => `"${c.replaceAll('"', '""')}"`;
 const u32 = (expr: string) => `(${expr} % 4294967296)::UINTEGER`;
@@ -79,6 +83,7 @@ async function rowsSql(wh: Pick<WarehouseHandle, 'query'>): Promise<string> {
 /** The tables as this run found them (replaces any earlier baseline on this connection). */
 export async function takeBaseline(wh: Pick<WarehouseHandle, 'query'>): Promise<void> {
   await wh.query(`CREATE OR REPLACE TEMP TABLE ${BASELINE} AS ${await rowsSql(wh)}`);
+  await wh.query(`DROP TABLE IF EXISTS ${BASELINE_KEPT}`);
 }
 
 /** Per (table, owner) with any row added, changed or removed: the counts, in a temp table. */
@@ -113,6 +118,7 @@ export async function runChanges(wh: Pick<WarehouseHandle, 'query'>): Promise<Ru
   const perTable = counts.filter((r) => r.t !== null);
   const perEntity = counts.filter((r) => r.entity !== null);
   await wh.query(`DROP TABLE IF EXISTS ${BASELINE}`);
+  await wh.query(`DROP TABLE IF EXISTS ${BASELINE_KEPT}`);
   await wh.query(`DROP TABLE IF EXISTS ${CHANGED}`);
   const tables: Record<string, TableChanges> = Object.fromEntries(
     CHANGE_TABLES.map((t) => [t, { added: 0, changed: 0, removed: 0 }]),

@@ -75,9 +75,14 @@ export interface SyncState {
   members?: Map<string, number>;
   /**
    * The service's clock offset each run recorded (sync_run_clocks), by run start: ages are
-   * judged on the service's clock (src/plan/service-clock.ts). Optional: hand-made states.
+   * judged on the service's clock (src/warehouse/service-clock.ts). Optional: hand-made states.
    */
   clocks?: ClockMark[];
+  /**
+   * The datasets whose answer is still open in quarantine and that the nightly asks for again
+   * (their fetch forgotten in `items`, sync-state.ts). Optional: hand-made states.
+   */
+  quarantineOwed?: QuarantineOwed[];
 }
 
 /** A run's start (ISO, this machine's clock) and the service's clock minus this machine's then (ms). */
@@ -101,4 +106,11 @@ export function emptySyncState(): SyncState {
     members: new Map(),
     clocks: [],
   };
+}
+
+/** A record in quarantine the next nightly asks for again: its item and the dataset. */
+export interface QuarantineOwed {
+  entity: EntityKind;
+  dataset: Dataset;
+  key: string;
 }

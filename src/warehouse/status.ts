@@ -1,46 +1,26 @@
-import { readClocks } from './sync-state.ts';
+import { OVERFLOW_TABLES } from './contract.ts';
+import { ledgerQuota, ledgerToday, type LedgerQuota } from './ledger-day.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
 /**
- * What `fragsync status` shows of the warehouse: today's spend from the ledger, the last
- * quota figure the service sent (label/value pairs, in display order), and the latest run,
- * for the caller to show once it knows whether that run's process is alive (latestRunRow).
- * Column names such as "at" are reserved words in DuckDB's parser: they are always quoted.
+ * What `fragsync status` reads of the warehouse: today's spend from the ledger, the last
+ * quota figure the service sent, and the latest run, for the caller to show once it knows
+ * whether that run's process is alive (src/cli/commands/status.ts, src/cli/status-json.ts). Column names
+ * such as "at" are reserved words in DuckDB's parser: they are always quoted.
  */
-export async function warehouseStatus(
-  wh: Warehouse,
-  dbPath: string,
-  now = new Date(),
-): Promise<{ rows: [string, string][]; run: LatestRun | undefined }> {
-  // The day the per-day cap counts: the service's, as the last run saw its clock.
-  const offsetMs = (await readClocks((sql) => wh.query(sql))).at(-1)?.offsetMs ?? 0;
-  const day = new Date(now.getTime() + offsetMs).toISOString().slice(0, 10);
-  const spend = await wh.spendOnDay(day);
-  const [last] = await wh.query<{ sent: string; remaining: number | null }>(
-    `SELECT strftime(timezone('UTC', c."at"), '%Y-%m-%dT%H:%M:%SZ') AS sent, c.quota_remaining AS remaining
-     FROM api_calls c ORDER BY c."at" DESC, c.quota_remaining LIMIT 1`,
-  );
-  const rows: [string, string][] = [
-    ['warehouse', dbPath],
-    ['ledger: cents today (UTC)', `${spend.cents} in ${spend.calls} calls (the service's day ${day})`],
-  ];
-  // Beside Redis's figure (read now, from every process) this one is older and one process's
-  // view: the label says which is which, so that two numbers do not read as a contradiction.
-  if (last)
-    rows.push([
-      'quota remaining (ledger)',
-      `${last.remaining ?? 'unknown'} as the service answered this warehouse's last call, sent ${last.sent}; calls since, by any process, are not in it`,
-    ]);
-  return { rows, run: await latestRun(wh) };
+export interface WarehouseFigures {
+  /** The ledger's calls and cents on the service's day `day` (YYYY-MM-DD). */
+  spend: { day: string; calls: number; cents: number };
+  /** The lowest quota remaining the service answered on its day of the last call (ledger-day.ts). */
+  lastQuota: LedgerQuota | null;
+  run: LatestRun | undefined;
 }
 
-/** The latest run's line: `going` says whether a run still marked running has a live process. */
-export function latestRunRow(run: LatestRun, going: (runId: string) => boolean): [string, string] {
-  return [
-    'latest run',
-    `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents`,
-  ];
+export async function warehouseStatus(wh: Warehouse, now = new Date()): Promise<WarehouseFigures> {
+  // The day the per-day cap counts and the quota's window: the service's, as the last run saw
+  // its clock (the same figures `plan` and the dashboard show).
+  return { spend: await ledgerToday(wh, now), lastQuota: await ledgerQuota(wh), run: await latestRun(wh) };
 }
 
 /**
@@ -56,22 +36,46 @@ export function runState(
 
 export interface LatestRun {
   run_id: string;
+  /** full or nightly (sync_run_modes; runs of older versions were all full). */
+  mode: string;
   status: string;
+  /** ISO, this machine's clock. */
+  started_at: string;
   /** ISO, this machine's clock; null while running. */
   finished_at: string | null;
   calls: number | null;
   cost_cents: number | null;
-  /** Records the run quarantined (not stored). */
+  /**
+   * Records the run quarantined (not stored), as it counted them at its end
+   * (sync_run_quarantined, as `fragsync runs` and its exit code 8): a later run that receives
+   * the same invalid record takes its quarantine row over. A run going on, or of an older
+   * version: its rows.
+   */
   quarantined: number;
+  /**
+   * Rows the run stored apart in the overflow tables (entries the contract's keys cannot
+   * hold), as its summary said: stored, so no exit code of their own. Counted by _run_id; the
+   * latest run's rows are replaced by no later one.
+   */
+  stored_apart: number;
 }
+
+const STORED_APART_SQL = OVERFLOW_TABLES.map(
+  (t) => `(SELECT count(*) FROM ${t} o WHERE o._run_id = sync_runs.run_id)`,
+).join(' + ');
+
+const ISO = (col: string) => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:%SZ')`;
 
 /** The latest run of the warehouse (its calls and cents so far while it runs), or undefined. */
 export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun | undefined> {
   const [run] = await wh.query<LatestRun>(
-    `SELECT run_id, status, strftime(timezone('UTC', finished_at), '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
+    `SELECT run_id, coalesce(m.mode, 'full') AS mode, status,
+       ${ISO('started_at')} AS started_at, ${ISO('finished_at')} AS finished_at,
        ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents,
-       (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id)::INTEGER AS quarantined
-     FROM sync_runs ORDER BY started_at DESC LIMIT 1`,
+       coalesce((SELECT k.records FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
+         (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id))::INTEGER AS quarantined,
+       (${STORED_APART_SQL})::INTEGER AS stored_apart
+     FROM sync_runs LEFT JOIN sync_run_modes m USING (run_id) ORDER BY started_at DESC LIMIT 1`,
   );
   return run;
 }

@@ -5,6 +5,7 @@ import {
   FETCHED_COLUMN,
   type ClockMark,
   type ItemState,
+  type QuarantineOwed,
   type SyncState,
   type WalkState,
 } from './state-types.ts';
@@ -44,7 +45,8 @@ export async function readSyncState(db: Db): Promise<SyncState> {
   // The nightly (a full sync completed, no cycle open) asks again for what it holds in
   // quarantine: the mirror still lacks it, and one call a record is cheap beside a record
   // missing until its dataset's age comes round (a week, a month).
-  if (cycle?.last_completed_run && !cycle.cycle_start) await oweQuarantined(db, items);
+  const quarantineOwed =
+    cycle?.last_completed_run && !cycle.cycle_start ? await oweQuarantined(db, items) : [];
   const walks = (
     await db.all<WalkState & { keptPages: string | null }>(
       `SELECT walk, page, total, done, ${ISO('"at"')} AS "at", page_size AS "pageSize",
@@ -70,6 +72,7 @@ export async function readSyncState(db: Db): Promise<SyncState> {
     charted: new Set((await db.all<{ id: string }>(sqlFile('charted.sql'))).map((r) => r.id)),
     members: await pairs(sqlFile('members.sql')),
     clocks: await readClocks((sql) => db.all(sql)),
+    quarantineOwed,
   };
 }
 
@@ -85,20 +88,25 @@ export async function readClocks(all: (sql: string) => Promise<unknown[]>): Prom
  * Forgets the fetch of each dataset whose answer is still open in quarantine, so that the
  * nightly owes it. Only a row as recent as the fetch: a dataset fetched after its row was
  * quarantined (stored since) is not asked for again; a job that failed or a page of a walk is
- * owed by its own state already.
+ * owed by its own state already. Returns what it made owed, for `fragsync plan` to name.
  */
-async function oweQuarantined(db: Db, items: ItemState[]): Promise<void> {
+async function oweQuarantined(db: Db, items: ItemState[]): Promise<QuarantineOwed[]> {
   const open = await db.all<{ endpoint: string; key: string; at_ms: bigint | number }>(
     `SELECT endpoint, key, epoch_ms(max("at")) AS at_ms FROM quarantine
      WHERE released_at IS NULL AND coalesce(scope, 'response') = 'response' AND key <> '' GROUP BY 1, 2`,
   );
-  if (open.length === 0) return;
+  const owed: QuarantineOwed[] = [];
+  if (open.length === 0) return owed;
   const byKey = new Map(items.map((i) => [`${i.entity}|${i.key}`, i]));
   for (const row of open) {
     const stored = STORED_BY[row.endpoint];
     if (!stored) continue;
     const item = byKey.get(`${stored.entity}|${row.key}`);
     const at = item?.fetched[stored.dataset];
-    if (item && at !== undefined && Date.parse(at) <= Number(row.at_ms)) delete item.fetched[stored.dataset];
+    if (item && at !== undefined && Date.parse(at) <= Number(row.at_ms)) {
+      delete item.fetched[stored.dataset];
+      owed.push({ entity: stored.entity, dataset: stored.dataset, key: row.key });
+    }
   }
+  return owed;
 }

@@ -9,9 +9,8 @@ import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
 import { closeFile, openDbFile, reopenWriter, type OpenFile } from './open-file.ts';
 import { ReopenGate } from './reopen-gate.ts';
 import { refuseIfLocked } from './writer-lock.ts';
-import type { StoredKeys } from './stored-keys.ts';
 import { exportParquet, type ExportResult } from './export.ts';
-import { Loader, type LoadResult } from './loader.ts';
+import { Loader, type LoaderCarry, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
 import { readJournal } from './journal.ts';
 import type { LoadBatch, ProgressMark } from '../domain/items.ts';
@@ -21,6 +20,7 @@ import type { RunIntent, WarehouseHandle } from './handle.ts';
 import { streamResult, type ResultSink } from './result-stream.ts';
 import { readSyncState } from './sync-state.ts';
 import { sqlFile } from './sql-files.ts';
+import { spendOnServiceDay } from './ledger-day.ts';
 
 export type { LoadResult } from './loader.ts';
 
@@ -48,8 +48,8 @@ const LOCKED_RETRY_MS = 3000;
 export class Warehouse implements WarehouseHandle {
   private lastLoadAtMs = 0;
   private readonly gate: ReopenGate<OpenFile>;
-  /** The loader's stored keys, kept across a release: nobody else writes meanwhile. */
-  private keys: StoredKeys | null = null;
+  /** The loader's stored keys and memory limit, kept across a release: nobody else writes meanwhile. */
+  private carried: LoaderCarry | null = null;
   /** Migrations this opening applied (none for a read-only one): the run logs them once it starts. */
   migrated: readonly number[] = [];
 
@@ -59,12 +59,12 @@ export class Warehouse implements WarehouseHandle {
     private readonly logger: pino.Logger | undefined,
     releaseIdleMs: number | null,
   ) {
-    this.keys = first.loader?.storedKeys ?? null;
+    this.carried = first.loader?.carried ?? null;
     this.gate = new ReopenGate(first, {
-      open: () => reopenWriter(this.file, this.keys, this.logger),
-      close: (f) => {
-        if (f.loader) this.keys = f.loader.storedKeys;
-        return closeFile(f, this.file);
+      open: () => reopenWriter(this.file, this.carried, this.logger),
+      close: (f, final) => {
+        if (f.loader) this.carried = f.loader.carried;
+        return closeFile(f, this.file, final);
       },
       idleReleaseMs: first.loader ? releaseIdleMs : null,
       onIdleReleaseError: (err) => this.logger?.warn({ err }, 'closing the idle warehouse failed'),
@@ -246,15 +246,12 @@ export class Warehouse implements WarehouseHandle {
       ]);
   }
 
-  /** Calls and cents of one UTC day across all runs (seeds the governor after a restart). */
+  /** Calls and cents of one service UTC day across all runs (seeds the governor after a restart). */
   async spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }> {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(dayUtc)) {
       throw new WarehouseError('WAREHOUSE', `spendOnDay: expected YYYY-MM-DD, got '${dayUtc}'`);
     }
-    const [row] = await this.query<{ calls: number; cents: number }>(sqlFile('runs/spend-on-day.sql'), [
-      dayUtc,
-    ]);
-    return { calls: Number(row?.calls ?? 0), cents: Number(row?.cents ?? 0) };
+    return spendOnServiceDay(this, dayUtc);
   }
 
   syncState(): Promise<SyncState> {

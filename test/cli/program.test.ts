@@ -271,6 +271,9 @@ describe('shell completion', () => {
     expect(complete(['fragsync', 'sy'])).toBe('sync');
     expect(complete(['fragsync', 'sync', '--max-cents-p'])).toBe('--max-cents-per-day');
     expect(complete(['fragsync', 'sim', '--list-order', 'r'])).toBe('reverse');
+    // status and plan print JSON for scripts (docs/cli.md "Machine output").
+    expect(complete(['fragsync', 'status', '--js'])).toBe('--json');
+    expect(complete(['fragsync', 'plan', '--js'])).toBe('--json');
   });
 
   it('an unknown shell is one line, exit 2', async () => {

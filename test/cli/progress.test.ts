@@ -8,6 +8,7 @@ const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
   jobsDone: 100,
   jobsScheduled: 300,
   calls: 150,
+  expectedCalls: null,
   cents: 420,
   maxCents: 1000,
   quotaRemaining: 5000,
@@ -34,6 +35,17 @@ describe('progress', () => {
     );
     const until = new Date('2030-01-02T00:00:00.000Z');
     expect(formatTick(tick({ pausedUntil: until }))).toMatch(/^paused until 2030-01-02T00:00:00\.000Z \| /);
+  });
+
+  test("a full run's list total raises the planned calls and the ETA; the larger estimate wins", () => {
+    // The list said 900 calls in all: 750 left at 15 calls/s (1.5 calls a job, 10 jobs/s), 50 s.
+    expect(formatTick(tick({ expectedCalls: 900 }))).toBe(
+      'details | calls 150 of ~900 | 420/1000 cents | quota 5000 left | ETA 50s',
+    );
+    // Below what the jobs scheduled say (brands and notes on top): the jobs' figure stands.
+    expect(formatTick(tick({ expectedCalls: 300 }))).toBe(
+      'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s',
+    );
   });
 
   test('the ETA counts the pause in force and does not grow while it lasts', () => {

@@ -63,10 +63,44 @@ describe('the nightly after a sync that quarantined a record', () => {
     ]);
   });
 
+  it('fragsync status shows the latest run quarantined the record, as its exit code 8 says', async () => {
+    const [latest] = await read<{ run_id: string; records: number }>(
+      `SELECT r.run_id, k.records FROM sync_runs r JOIN sync_run_quarantined k USING (run_id)
+       ORDER BY r.started_at DESC LIMIT 1`,
+    );
+    expect(latest!.records).toBe(1);
+    const status = await fragsync(['status', '--db', db]);
+    expect(status.code, status.stderr).toBe(EXIT.ok);
+    expect(status.stdout).toMatch(
+      new RegExp(`^latest run\\s+${latest!.run_id} completed: \\d+ calls, \\d+ cents, quarantined 1$`, 'm'),
+    );
+    // --json says the same, with the exit code `fragsync runs` gives the run.
+    const json = JSON.parse((await fragsync(['status', '--db', db, '--json'])).stdout);
+    const runs = JSON.parse((await fragsync(['runs', '--db', db, '--format', 'json'])).stdout);
+    expect(json.latestRun).toMatchObject({
+      runId: latest!.run_id,
+      mode: 'nightly',
+      quarantinedRecords: 1,
+      exitCode: EXIT.quarantined,
+    });
+    expect(runs[0]).toMatchObject({ run_id: latest!.run_id, exit_code: json.latestRun.exitCode });
+  });
+
   it('fragsync plan counts the retry among what the next nightly owes', async () => {
     const plan = await fragsync(['plan', '--base-url', sim.url, '--db', db], KEY);
     expect(plan.code, plan.stderr).toBe(EXIT.ok);
     expect(plan.stdout).toMatch(/^\s+GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1$/m);
+    // Labelled, in the text and in JSON: the one record still in quarantine.
+    expect(plan.stdout).toMatch(/^includes 1 record in quarantine asked again /m);
+    const json = await fragsync(['plan', '--base-url', sim.url, '--db', db, '--json'], KEY);
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const j = JSON.parse(json.stdout);
+    const open = await read<{ n: number }>(
+      'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
+    );
+    expect(j).toMatchObject({ kind: 'nightly', quarantinedRecordsAskedAgain: open[0]!.n });
+    expect(j.quarantinedRecordsAskedAgain).toBe(1);
+    expect(j.byEndpoint.getFragrance).toMatchObject({ calls: 1, cents: 1 });
   });
 
   it('a record the service now sends valid is stored and released from quarantine, and the summary says so', async () => {

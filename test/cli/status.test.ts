@@ -43,7 +43,7 @@ describe('fragsync status', () => {
       ),
     );
     expect(r.stdout).toMatch(
-      /^quota remaining \(ledger\)\s+\d+ as the service answered this warehouse's last call, sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; /m,
+      /^quota remaining \(ledger\)\s+\d+ as the service answered on its day \d{4}-\d\d-\d\d \(the lowest; this warehouse's last call sent \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); /m,
     );
     expect(r.stdout).toMatch(
       new RegExp(`^latest run\\s+${runId} completed: ${calls} calls, ${cents} cents$`, 'm'),
@@ -172,6 +172,28 @@ describe('fragsync status', () => {
       expect(r.stdout).toMatch(/^quota remaining \(ledger\)\s+\d+ as the service answered /m);
       expect(r.stdout).toMatch(/^quota limit \(Redis\)\s+\d+$/m);
       expect(r.stdout).toMatch(/^cents spent today \(Redis\)\s+\d+ by syncs sharing this Redis$/m);
+      // The same figures as JSON: Redis's beside the ledger's, the queues drained.
+      const j = JSON.parse((await fragsync(['status', '--db', queued, ...redisFlags, '--json'])).stdout);
+      const spent = await one<{ cents: number }>(
+        queued,
+        'SELECT sum(cost_cents)::INTEGER AS cents FROM api_calls',
+      );
+      expect(j).toMatchObject({
+        redis: true,
+        running: false,
+        latestRun: { runId: id, status: 'completed', exitCode: EXIT.ok },
+        centsTodayRedis: spent.cents,
+        centsTodayLedger: spent.cents,
+        callsInFlight: 0,
+        queues: {
+          fetch: { waiting: 0, active: 0, delayed: 0 },
+          load: { waiting: 0, active: 0, delayed: 0 },
+        },
+      });
+      expect(j.quotaLimitCalls).toEqual(expect.any(Number));
+      expect(j.quotaRemainingCalls).toEqual(expect.any(Number));
+      expect(j.quotaReserveCalls).toEqual(expect.any(Number));
+      expect(j.quotaResetAt).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
       // While a sync holds the warehouse's writer lock, the run is going on.
       const lock = WriterLock.acquire(queued, 'run-going');
       try {
@@ -209,5 +231,130 @@ describe('fragsync status', () => {
     expect(r.stdout).toMatch(
       /^state\s+no run going on; the last run is unknown \(the warehouse could not be read\)$/m,
     );
+  });
+
+  /** One row of a query on a warehouse, opened read-only. */
+  async function one<T>(path: string, sql: string, params: unknown[] = []): Promise<T> {
+    const wh = await Warehouse.open(path, { readOnly: true });
+    try {
+      return (await wh.query<T>(sql, params))[0]!;
+    } finally {
+      await wh.close();
+    }
+  }
+
+  it('--json: one object on stdout whose figures are what the warehouse holds', async () => {
+    const r = await fragsync(['status', '--db', db, '--json']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    const j = JSON.parse(r.stdout);
+    const ledger = await one<{ calls: number; cents: number; remaining: number }>(
+      db,
+      `SELECT count(*)::INTEGER AS calls, sum(cost_cents)::INTEGER AS cents,
+         (SELECT quota_remaining FROM api_calls ORDER BY "at" DESC, quota_remaining LIMIT 1)::INTEGER AS remaining
+       FROM api_calls WHERE run_id = ?`,
+      [runId],
+    );
+    const row = await one<{ started: string; ended: string }>(
+      db,
+      `SELECT strftime(timezone('UTC', started_at), '%Y-%m-%dT%H:%M:%SZ') AS started,
+         strftime(timezone('UTC', finished_at), '%Y-%m-%dT%H:%M:%SZ') AS ended FROM sync_runs WHERE run_id = ?`,
+      [runId],
+    );
+    expect(j.latestRun).toEqual({
+      runId,
+      mode: 'full',
+      status: 'completed',
+      processEnded: true,
+      exitCode: EXIT.ok,
+      startedAt: row.started,
+      endedAt: row.ended,
+      calls: ledger.calls,
+      cents: ledger.cents,
+      quarantinedRecords: 0,
+      storedApartRows: 0,
+    });
+    expect(j).toMatchObject({
+      warehousePath: db,
+      warehouseState: 'read',
+      redis: false,
+      running: false,
+      runningRunId: null,
+      paused: false,
+      pausedUntil: null,
+      // Only Redis knows these: null, not 0.
+      quotaLimitCalls: null,
+      quotaRemainingCalls: null,
+      quotaReserveCalls: null,
+      centsTodayRedis: null,
+      queues: null,
+      writer: null,
+      quotaRemainingCallsLedger: ledger.remaining,
+      centsTodayLedger: ledger.cents,
+      callsTodayLedger: ledger.calls,
+    });
+    expect(j.quotaLedgerSentAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(j.serviceDay).toMatch(/^\d{4}-\d\d-\d\d$/);
+  });
+
+  it('--json: a run going on (its writer lock held, paused for quota) is running, with no exit code yet', async () => {
+    const running = await withRunningRow('running-json', 'run-live-json');
+    const lock = WriterLock.acquire(running, 'run-live-json');
+    try {
+      lock.paused(new Date('2030-01-02T00:00:00Z'));
+      const r = await fragsync(['status', '--db', running, '--json']);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      const j = JSON.parse(r.stdout);
+      expect(j).toMatchObject({
+        running: true,
+        runningRunId: 'run-live-json',
+        paused: true,
+        pausedUntil: '2030-01-02T00:00:00.000Z',
+        writer: { runId: 'run-live-json', pid: process.pid, state: 'paused' },
+      });
+      expect(j.latestRun).toMatchObject({
+        runId: 'run-live-json',
+        status: 'running',
+        processEnded: false,
+        exitCode: null,
+        endedAt: null,
+        calls: 3,
+        cents: 6,
+      });
+    } finally {
+      lock.release();
+    }
+    // Its process gone (no lock): marked running, but ended.
+    const dead = JSON.parse((await fragsync(['status', '--db', running, '--json'])).stdout);
+    expect(dead).toMatchObject({ running: false, latestRun: { processEnded: true, exitCode: null } });
+  });
+
+  it('--json: a warehouse a sync holds, or one it cannot read, has null figures; the error stays on stderr', async () => {
+    const held = await Warehouse.open(db);
+    try {
+      const r = await fragsync(['status', '--db', db, '--json']);
+      expect(r.code, r.stderr).toBe(EXIT.ok);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        warehouseState: 'heldBySync',
+        latestRun: null,
+        centsTodayLedger: null,
+        quotaRemainingCallsLedger: null,
+      });
+    } finally {
+      await held.close();
+    }
+    const broken = join(dir.path, 'broken-json.duckdb');
+    await writeFile(broken, 'this is not a DuckDB file');
+    const r = await fragsync(['status', '--db', broken, '--json']);
+    expect(r.code).toBe(EXIT.unexpected);
+    expect(JSON.parse(r.stdout)).toMatchObject({ warehouseState: 'unreadable', latestRun: null });
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^fragsync status: cannot read the warehouse \S+broken-json\.duckdb: /),
+    ]);
+    const absent = JSON.parse(
+      (await fragsync(['status', '--db', join(dir.path, 'none.duckdb'), '--json'])).stdout,
+    );
+    expect(absent).toMatchObject({ warehouseState: 'absent', latestRun: null, centsTodayLedger: null });
   });
 });

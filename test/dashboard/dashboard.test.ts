@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,9 @@ import type { Simulator } from '../../src/simulator/types.ts';
 import { createLogger } from '../../src/util/logger.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fragsync } from '../helpers/cli.ts';
+import { spawnDashboard } from '../helpers/dashboard-process.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
-import { BIN, cleanPrefix } from '../helpers/worker-process.ts';
+import { cleanPrefix } from '../helpers/worker-process.ts';
 
 /**
  * The dashboard in a real headless Chromium (Debian's, driven by playwright-core), against a
@@ -55,30 +56,10 @@ const dashboards: ChildProcess[] = [];
 async function startDashboard(
   env: Record<string, string> = {},
 ): Promise<{ url: string; output: () => string }> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'dashboard', '--redis', redisUrl, '--db', db, '--queue-prefix', prefix, '--port', '0', ...CAPS],
-    {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const args = ['--redis', redisUrl, '--db', db, '--queue-prefix', prefix, '--port', '0', ...CAPS];
+  const { child, url, output } = await spawnDashboard(args, env);
   dashboards.push(child);
-  let output = '';
-  child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dashboard did not start: ${output}`)), 30_000);
-    child.stdout?.on('data', (b: Buffer) => {
-      output += b.toString();
-      const m = /dashboard on (http:\/\/\S+?)\/ /.exec(output);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`dashboard exited ${code}: ${output}`)));
-  });
-  return { url, output: () => output };
+  return { url, output };
 }
 
 async function sync(extra: string[] = []) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator, SimulatorVariant } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { formatSummary } from '../../src/sync/summary.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -147,6 +148,9 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       const ledger = sim.ledger();
       const ours = await warehouseLedger(dbPath);
       expect(summary.failedCalls).toBeGreaterThan(0);
+      // Every failed call is in the per-status count: 500s, and resets as "no answer" (0).
+      expect(summary.failedByStatus.reduce((n, f) => n + f.calls, 0)).toBe(summary.failedCalls);
+      expect(summary.failedByStatus.map((f) => f.status)).toContain(500);
       expect(ours.calls).toBe(ledger.calls);
       expect(ours.billable).toBe(ledger.cents);
       expect(await quarantined(dbPath)).toBe(0);
@@ -179,6 +183,12 @@ describe.each([inProcess, bullmq])('full sync, $name', (driver) => {
       // The summary says both: spent on answered calls, the failed calls' list price apart.
       expect(summary.failedCalls).toBe(Number(all?.failed));
       expect(billed ? summary.cents + summary.failedCents : summary.cents).toBe(ledger.cents);
+      // The ratio either way: what this service billed over the cheapest sync is one of them.
+      const ratio = billed ? summary.costRatioIfFailedBilled : summary.costRatio;
+      expect(ratio).toBeCloseTo(ledger.cents / summary.minimum.cents, 9);
+      expect(formatSummary(summary)).toMatch(
+        /cost ratio: \d\.\d{3} \(\d\.\d{3} if the service bills failed calls\)/,
+      );
       // Against the cheapest sync of this service, at the page size it serves (1.746 with
       // pages of 7 when the minimum assumed 50 a page).
       expect(summary.costRatio as number).toBeLessThanOrEqual(1.05);

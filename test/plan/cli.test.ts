@@ -114,17 +114,8 @@ describe('fragsync plan on an existing warehouse', () => {
     const cfg = join(dir.path, 'fragrances-only.json');
     const off = { brands: false, perfumers: false, notes: false, accords: false, charts: false };
     await writeFile(cfg, JSON.stringify({ datasets: off }));
-    const res = await runCli([
-      'plan',
-      '--db',
-      db,
-      '--config',
-      cfg,
-      '--max-cents-per-day',
-      '100',
-      '--reserve',
-      '20',
-    ]);
+    const args = ['plan', '--db', db, '--config', cfg, '--max-cents-per-day', '100', '--reserve', '20'];
+    const res = await runCli(args);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('work still owed in the open cycle');
@@ -136,5 +127,40 @@ describe('fragsync plan on an existing warehouse', () => {
     expect(res.stdout).toContain("2 fragrances' review totals are not known yet");
     expect(res.stdout).toContain('(remaining 4320 - reserve 20)');
     expect(res.stdout).toContain('day budget: unknown: 3 spent today + 11 cents vs cap 100');
+
+    // --json: the same plan as one object, its figures those of the warehouse.
+    const json = await runCli([...args, '--json']);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(0);
+    const j = JSON.parse(json.stdout);
+    const ro = await Warehouse.open(db, { readOnly: true });
+    const [ledger] = await ro.query<{ cents: number; remaining: number }>(
+      'SELECT sum(cost_cents)::INTEGER AS cents, min(quota_remaining)::INTEGER AS remaining FROM api_calls',
+    );
+    await ro.close();
+    expect(j).toMatchObject({
+      kind: 'openCycle',
+      atLeast: true,
+      totalCalls: 7,
+      totalCents: 11,
+      unknownReviewTotals: 2,
+      quarantinedRecordsAskedAgain: 0,
+      centsToday: ledger!.cents,
+      maxCentsPerDay: 100,
+      maxCentsPerRun: null,
+      quota: { remainingCalls: ledger!.remaining, reserveCalls: 20, availableCalls: ledger!.remaining - 20 },
+      fits: { dayBudget: 'unknown', runBudget: 'uncapped' },
+      nightly: null,
+    });
+    expect(j.byEndpoint.getFragrance).toEqual({
+      method: 'GET',
+      path: '/v1/fragrances/{id}',
+      calls: 1,
+      cents: 1,
+    });
+    expect(j.byEndpoint.listFragrances).toBeUndefined();
+    const sum = (k: 'calls' | 'cents') =>
+      Object.values(j.byEndpoint as Record<string, Record<typeof k, number>>).reduce((n, e) => n + e[k], 0);
+    expect([sum('calls'), sum('cents')]).toEqual([j.totalCalls, j.totalCents]);
   });
 });

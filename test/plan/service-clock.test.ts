@@ -3,7 +3,7 @@ import { commandNamed } from '../../src/cli/registry.ts';
 import { formatPlan } from '../../src/plan/format.ts';
 import { nightlyRule } from '../../src/plan/freshness.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
-import { serviceClock } from '../../src/plan/service-clock.ts';
+import { serviceClock } from '../../src/warehouse/service-clock.ts';
 import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import { testConfig } from '../helpers/sync.ts';
 

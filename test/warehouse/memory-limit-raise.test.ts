@@ -16,16 +16,19 @@ afterEach(async () => {
 const limit = async (wh: Warehouse): Promise<string> =>
   String((await wh.query<{ m: string }>("SELECT current_setting('memory_limit') AS m"))[0]?.m);
 
-test('a batch that runs out of memory is loaded whole with the limit raised, and says so', async () => {
+/** A warehouse whose limit is far below what a batch of 4,000 long profiles needs, and that batch's result. */
+async function loadTooLarge(): Promise<{ wh: Warehouse; result: Awaited<ReturnType<Warehouse['load']>> }> {
   const fresh = await freshWarehouse();
-  const wh = fresh.wh;
   cleanup = fresh.cleanup;
-  // Far below what this batch's rows and index entries need.
-  await wh.query("SET memory_limit = '8MB'");
+  await fresh.wh.query("SET memory_limit = '8MB'");
   const items = Array.from({ length: 4000 }, (_, i) =>
     profile(`f-${i}`, { name: `Fragrance ${i} `.repeat(20) }),
   );
-  const result = await wh.load(batch(items));
+  return { wh: fresh.wh, result: await fresh.wh.load(batch(items)) };
+}
+
+test('a batch that runs out of memory is loaded whole with the limit raised, and says so', async () => {
+  const { wh, result } = await loadTooLarge();
   expect(result.memoryLimitRaisedMb).toBe(192);
   expect(await limit(wh)).toBe('183.1 MiB');
   expect(await count(wh, 'fragrances')).toBe(4000);
@@ -33,6 +36,17 @@ test('a batch that runs out of memory is loaded whole with the limit raised, and
   // The next batch fits: nothing raised again.
   const next = await wh.load(batch([profile('f-next')], [], 'run-2'));
   expect(next.memoryLimitRaisedMb).toBeUndefined();
+});
+
+test('a limit raised stays raised when the writer lets go of the file and opens it again', async () => {
+  const { wh, result } = await loadTooLarge();
+  expect(result.memoryLimitRaisedMb).toBe(192);
+  // A quota pause or an idle spell: the file is closed, and the next write opens it again,
+  // whose session.sql sets 96MB; the indexes that needed more are as large as before.
+  await wh.release();
+  const next = await wh.load(batch([profile('f-next')], [], 'run-2'));
+  expect(next.memoryLimitRaisedMb).toBeUndefined();
+  expect(await limit(wh)).toBe('183.1 MiB');
 });
 
 test('a batch that fits leaves the limit where session.sql set it', async () => {

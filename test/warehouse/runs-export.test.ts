@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { CONTRACT_TABLES } from '../../src/warehouse/contract.ts';
+import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../../src/warehouse/contract.ts';
 import { enforcedMemoryLimit, useDefaultMemoryLimit } from '../../src/warehouse/memory-limit.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { reviewColumns, type LoadItem } from '../../src/domain/items.ts';
@@ -131,7 +131,7 @@ test('syncState cycle rules: open cycle until a run completes, then a new one', 
   });
 });
 
-test('Parquet export holds exactly the contract tables and columns, equal to the warehouse', async () => {
+test('Parquet export holds exactly the contract and overflow tables and columns, equal to the warehouse', async () => {
   await wh.startRun('r1', new Date());
   await wh.load(
     batch(
@@ -159,9 +159,10 @@ test('Parquet export holds exactly the contract tables and columns, equal to the
   const result = await wh.exportParquet(out);
   expect(result.tables.fragrances).toBe(2);
   expect(result.tables.reviews).toBe(2);
-  expect((await readdir(out)).sort()).toEqual(CONTRACT_TABLES.map((t) => `${t}.parquet`).sort());
+  const exported = [...CONTRACT_TABLES, ...OVERFLOW_TABLES];
+  expect((await readdir(out)).sort()).toEqual(exported.map((t) => `${t}.parquet`).sort());
   expect((await readdir(`${dir}/export`)).filter((f) => f !== 'parquet')).toEqual([]); // no temp leftovers
-  for (const t of CONTRACT_TABLES) {
+  for (const t of exported) {
     const file = `${out}/${t}.parquet`;
     const cols = await wh.query<{ name: string; type: string }>(
       `SELECT column_name AS name, column_type AS type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`,
@@ -188,7 +189,7 @@ test('fragsync export CLI writes the files, and says so in one line when the fil
     encoding: 'utf8',
   });
   expect(ok.status).toBe(0);
-  expect(ok.stdout).toMatch(/exported 17 tables/);
+  expect(ok.stdout).toMatch(/exported 20 tables/);
   expect(await readdir(`${dir}/cli-out`)).toContain('fragrances.parquet');
   const missing = spawnSync(
     process.execPath,

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, oneLine } from '../../errors.ts';
 import { formatPlan } from '../../plan/format.ts';
 import { buildPlan, type QuotaSnapshot } from '../../plan/plan.ts';
-import { serviceClock, serviceDay } from '../../plan/service-clock.ts';
+import { planJson } from '../../plan/plan-json.ts';
+import { ledgerQuota, ledgerToday } from '../../warehouse/ledger-day.ts';
 import { emptySyncState } from '../../warehouse/state-types.ts';
 import { checkCreatableDir } from '../../util/writable-dir.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
@@ -15,7 +16,7 @@ import { configOf, type CommandInput } from '../spec.ts';
  * reads the warehouse read-only and never builds an HTTP client: planning costs nothing.
  */
 
-type ReadOnlyWarehouse = Pick<Warehouse, 'syncState' | 'query' | 'spendOnDay' | 'close'>;
+type ReadOnlyWarehouse = Pick<Warehouse, 'syncState' | 'query' | 'close'>;
 
 export async function run(input: CommandInput): Promise<number> {
   const config = configOf(input);
@@ -38,9 +39,11 @@ export async function run(input: CommandInput): Promise<number> {
       const wh: ReadOnlyWarehouse = await Warehouse.open(config.dbPath, { readOnly: true });
       try {
         state = await wh.syncState();
-        quota = await lastSeenQuota(wh);
-        // The day cap's day is the service's, as the last run saw its clock.
-        centsToday = await spentToday(wh, serviceDay(now, serviceClock(state.clocks).lastOffsetMs));
+        // The quota's window and the day cap's day are the service's, as the last run saw its
+        // clock: the figures `status` and the dashboard show (warehouse/ledger-day.ts).
+        const q = await ledgerQuota(wh);
+        quota = q && { remaining: q.remaining, limit: null, resetAt: q.resetAt };
+        centsToday = (await ledgerToday(wh, now)).cents;
       } finally {
         await wh.close();
       }
@@ -55,29 +58,6 @@ export async function run(input: CommandInput): Promise<number> {
     }
   }
   const plan = buildPlan(state, config, quota, { now, centsToday });
-  console.log(formatPlan(plan));
+  console.log(input.opts.json === true ? planJson(plan) : formatPlan(plan));
   return EXIT.ok;
-}
-
-/**
- * The lowest X-RateLimit-Remaining of the UTC day of the newest ledger row: concurrent calls
- * settle out of order, and within one window remaining only falls. The window ends at the
- * next UTC midnight (the warehouse session runs in UTC).
- */
-async function lastSeenQuota(wh: ReadOnlyWarehouse): Promise<QuotaSnapshot | null> {
-  const rows = await wh.query<{ remaining: number | null; at_ms: number | null }>(
-    `WITH last AS (SELECT max("at") AS at FROM api_calls WHERE quota_remaining IS NOT NULL)
-     SELECT CAST(min(c.quota_remaining) AS DOUBLE) AS remaining, CAST(epoch_ms(max(c."at")) AS DOUBLE) AS at_ms
-     FROM api_calls c, last
-     WHERE c.quota_remaining IS NOT NULL AND c."at" >= CAST(CAST(last.at AS DATE) AS TIMESTAMPTZ)`,
-  );
-  const row = rows[0];
-  if (!row || row.remaining === null || row.at_ms === null) return null;
-  const at = new Date(Number(row.at_ms));
-  const resetAt = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
-  return { remaining: Number(row.remaining), limit: null, resetAt };
-}
-
-async function spentToday(wh: ReadOnlyWarehouse, day: string): Promise<number> {
-  return (await wh.spendOnDay(day)).cents;
 }

@@ -1,134 +1,108 @@
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { Queue } from 'bullmq';
-import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
-import { createRedisGovernor } from '../../governor/index.ts';
-import type { GovernorStatus } from '../../governor/types.ts';
-import { FETCH_QUEUE, LOAD_QUEUE } from '../../queue/fetch-worker.ts';
-import { leaseKey } from '../../queue/lease.ts';
-import { connectRedis, governorLimits } from '../../sync/runtime.ts';
-import { createLogger } from '../../util/logger.ts';
-import { checkCreatableDir } from '../../util/writable-dir.ts';
-import { latestRunRow, warehouseStatus, type LatestRun } from '../../warehouse/status.ts';
-import { Warehouse } from '../../warehouse/warehouse.ts';
-import { describeHolder, lockHolder, type LockHolder } from '../../warehouse/writer-lock.ts';
+import { runState, type LatestRun } from '../../warehouse/status.ts';
+import { describeHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
+import { gatherStatus, type StatusFigures } from '../status-figures.ts';
+import { statusJson } from '../status-json.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 
+/**
+ * `fragsync status`: the quota, the pause, the queues, today's spend and the latest run, read
+ * once (status-figures.ts) and printed as aligned label/value lines (statusRows) or, with
+ * --json, as one object (status-json.ts). A setup error (a Redis that does not answer, a dbPath
+ * no sync could create) prints nothing on stdout: one line on stderr, exit 2. A warehouse it
+ * cannot read still prints what was read, then the line, exit 1.
+ */
 export async function run(input: CommandInput): Promise<number> {
   const config = configOf(input);
+  const s = await gatherStatus(config);
+  if ('error' in s) {
+    console.error(`fragsync status: ${s.error}`);
+    return EXIT.badInput;
+  }
+  if (input.opts.json === true) console.log(statusJson(s));
+  else {
+    const out = statusRows(s);
+    const w = Math.max(...out.map(([k]) => k.length));
+    for (const [k, v] of out) console.log(`${k.padEnd(w)}  ${v}`);
+  }
+  if (s.warehouse !== 'unreadable') return EXIT.ok;
+  console.error(`fragsync status: cannot read the warehouse ${config.dbPath}: ${s.warehouseError}`);
+  return EXIT.unexpected;
+}
+
+/** `fragsync status` as label/value pairs, in display order, from the figures read once. */
+function statusRows(s: StatusFigures): [string, string][] {
   const out: [string, string][] = [];
   const fmt = (d: Date | null) => (d ? d.toISOString() : '-');
-  let redisState: { pausedUntil: Date | null; lease: string | null } | null = null;
-  let last: LatestRun | undefined;
-
-  if (config.redisUrl) {
-    try {
-      const redis = await connectRedis(config.redisUrl);
-      const gov = createRedisGovernor(redis, {
-        prefix: config.queue.prefix,
-        limits: governorLimits(config),
-        logger: createLogger('silent'),
-      });
-      const s: GovernorStatus = await gov.status();
-      out.push(
-        [
-          'quota limit (Redis)',
-          s.limit === null ? 'unknown (no call seen through this Redis yet)' : String(s.limit),
-        ],
-        [
-          'quota remaining (Redis)',
-          s.remaining === null
-            ? 'unknown (no answer seen since the last reset)'
-            : `${s.remaining} now: the lowest the service reported this quota day to any process sharing this Redis`,
-        ],
-        ['quota resets at', fmt(s.resetAt)],
-        ['reserve (calls)', String(s.reserve)],
-        // Filled in once the warehouse and the writer lock have said whether a run is going on.
-        ['state', ''],
-        ['calls in flight', String(s.inFlight)],
-        // Redis's own count: syncs that ran without this Redis are only in the ledger's line.
-        ['cents spent today (Redis)', `${s.centsToday} by syncs sharing this Redis`],
-        ['cents this run', String(s.centsThisRun)],
-      );
-      redisState = {
-        pausedUntil: s.pausedUntil && s.pausedUntil > new Date() ? s.pausedUntil : null,
-        lease: await redis.get(leaseKey(config.queue.prefix)),
-      };
-      for (const name of [FETCH_QUEUE, LOAD_QUEUE]) {
-        const q = new Queue(name, { connection: redis, prefix: config.queue.prefix });
-        const c = await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
-        out.push([
-          `queue ${name}`,
-          `${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.active ?? 0} active, ${c.delayed ?? 0} delayed`,
-        ]);
-        await q.close();
-      }
-      await gov.close();
-      redis.disconnect();
-    } catch (err) {
-      console.error(`fragsync status: ${oneLine(err)}`);
-      return EXIT.badInput;
-    }
+  const state = stateOf(s);
+  if (s.redis) {
+    const g = s.redis.governor;
+    out.push(
+      [
+        'quota limit (Redis)',
+        g.limit === null ? 'unknown (no call seen through this Redis yet)' : String(g.limit),
+      ],
+      [
+        'quota remaining (Redis)',
+        g.remaining === null
+          ? 'unknown (no answer seen since the last reset)'
+          : `${g.remaining} now: the lowest the service reported this quota day to any process sharing this Redis`,
+      ],
+      ['quota resets at', fmt(g.resetAt)],
+      ['reserve (calls)', String(g.reserve)],
+      ['state', state],
+      ['calls in flight', String(g.inFlight)],
+      // Redis's own count: syncs that ran without this Redis are only in the ledger's line.
+      ['cents spent today (Redis)', `${g.centsToday} by syncs sharing this Redis`],
+      ['cents this run', String(g.centsThisRun)],
+      ...s.redis.queues.map((q): [string, string] => [
+        `queue ${q.name}`,
+        `${q.waiting} waiting, ${q.active} active, ${q.delayed} delayed`,
+      ]),
+    );
   }
-
-  let failure: string | null = null;
-  // A run marked running is going on while its lease or writer lock is held (a process that
-  // died holds neither). The lock is read before the warehouse and again after, so a run that
-  // starts or ends meanwhile is not taken for a dead one.
-  const before = lockHolder(config.dbPath);
-  if (existsSync(config.dbPath)) {
-    try {
-      const wh = await Warehouse.open(config.dbPath, { readOnly: true });
-      try {
-        const { rows, run } = await warehouseStatus(wh, config.dbPath);
-        out.push(...rows);
-        last = run;
-      } finally {
-        await wh.close();
-      }
-    } catch (err) {
-      // A sync holding the file is a state worth showing, not a failure of `status`.
-      if (isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED')
-        out.push(['warehouse', `${config.dbPath} is held by a running sync (${oneLine(err)})`]);
-      else failure = `cannot read the warehouse ${config.dbPath}: ${oneLine(err)}`;
-    }
-  } else {
-    // Not there yet, unless no sync could ever create it there (plan says the same).
-    try {
-      checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
-    } catch (err) {
-      console.error(`fragsync status: ${err instanceof ConfigError ? err.message : oneLine(err)}`);
-      return EXIT.badInput;
-    }
-    out.push(['warehouse', `${config.dbPath} does not exist yet`]);
-  }
-  // Without Redis the quota state lives in the sync's process, but its writer lock says which
-  // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
-  const holder = lockHolder(config.dbPath);
-  const holds = (h: LockHolder | null, runId: string) =>
-    h !== null && (h.runId === runId || h.runId === 'unknown');
-  const going = (runId: string) =>
-    redisState?.lease === runId || holds(before, runId) || holds(holder, runId);
+  const f = s.figures;
+  if (f) {
+    out.push(
+      ['warehouse', s.dbPath],
+      [
+        'ledger: cents today (UTC)',
+        `${f.spend.cents} in ${f.spend.calls} calls (the service's day ${f.spend.day})`,
+      ],
+    );
+    // Beside Redis's figure (read now, from every process) this one is older and one process's
+    // view: the label says which is which, so that two numbers do not read as a contradiction.
+    if (f.lastQuota)
+      out.push([
+        'quota remaining (ledger)',
+        `${f.lastQuota.remaining} as the service answered on its day ${f.lastQuota.day} (the lowest; this warehouse's last call sent ${f.lastQuota.sent}); calls since, by any process, are not in it`,
+      ]);
+  } else if (s.warehouse === 'held')
+    out.push(['warehouse', `${s.dbPath} is held by a running sync (${s.warehouseError})`]);
+  else if (s.warehouse === 'absent') out.push(['warehouse', `${s.dbPath} does not exist yet`]);
   // Right after the warehouse's rows, now that the lock was read after them.
-  if (last) out.push(latestRunRow(last, going));
-  const state = stateOf(redisState, holder?.runId ?? null, last, going, failure === null);
-  const row = out.find(([k]) => k === 'state');
-  if (row) row[1] = state;
+  if (f?.run) out.push(latestRunRow(f.run, s.going));
   // Without Redis the same line, after the warehouse's: the same answer in both modes.
-  else out.push(['state', state]);
-  if (holder)
+  if (!s.redis) out.push(['state', state]);
+  const h = s.holder;
+  if (h)
     out.push([
       'writer',
-      `${describeHolder(holder)}: ${holder.state === 'paused' && holder.pausedUntil ? `paused for quota until ${holder.pausedUntil}` : 'running'}`,
+      `${describeHolder(h)}: ${h.state === 'paused' && h.pausedUntil ? `paused for quota until ${h.pausedUntil}` : 'running'}`,
     ]);
-  if (!config.redisUrl)
-    out.push(['mode', 'in-process (no Redis): quota state lives in the running sync only']);
-  const w = Math.max(...out.map(([k]) => k.length));
-  for (const [k, v] of out) console.log(`${k.padEnd(w)}  ${v}`);
-  if (failure === null) return EXIT.ok;
-  console.error(`fragsync status: ${failure}`);
-  return EXIT.unexpected;
+  if (!s.redis) out.push(['mode', 'in-process (no Redis): quota state lives in the running sync only']);
+  return out;
+}
+
+/** The latest run's line: `going` says whether a run still marked running has a live process. */
+function latestRunRow(run: LatestRun, going: (runId: string) => boolean): [string, string] {
+  const quarantined = run.quarantined > 0 ? `, quarantined ${run.quarantined}` : '';
+  // Stored, but not in the contract tables: a reader of those alone would miss them.
+  const apart = run.stored_apart > 0 ? `, stored apart ${run.stored_apart} (overflow tables)` : '';
+  return [
+    'latest run',
+    `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents${quarantined}${apart}`,
+  ];
 }
 
 /**
@@ -136,22 +110,14 @@ export async function run(input: CommandInput): Promise<number> {
  * warehouse) and, if none is, how the last one ended; the governor's pause is the quota's
  * state, which outlives the run that met it.
  */
-function stateOf(
-  redis: { pausedUntil: Date | null; lease: string | null } | null,
-  writer: string | null,
-  last: LatestRun | undefined,
-  isGoing: (runId: string) => boolean,
-  /** False when the warehouse could not be read: its runs are unknown, not absent. */
-  read: boolean,
-): string {
-  const pause = redis?.pausedUntil ? `quota paused until ${redis.pausedUntil.toISOString()}` : null;
-  const going =
-    redis?.lease ??
-    writer ??
-    (last && last.status === 'running' && isGoing(last.run_id) ? last.run_id : null);
-  if (going) return [`running (sync run ${going})`, pause].filter(Boolean).join('; ');
+function stateOf(s: StatusFigures): string {
+  const until = s.redis?.pausedUntil;
+  const pause = until ? `quota paused until ${until.toISOString()}` : null;
+  if (s.runningRunId) return [`running (sync run ${s.runningRunId})`, pause].filter(Boolean).join('; ');
+  const last = s.figures?.run;
+  // When the warehouse could not be read, its runs are unknown, not absent.
   const ended = !last
-    ? read
+    ? s.warehouse !== 'unreadable'
       ? 'no run recorded in this warehouse'
       : 'the last run is unknown (the warehouse could not be read)'
     : last.status === 'running'

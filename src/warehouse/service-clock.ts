@@ -1,4 +1,4 @@
-import type { ClockMark } from '../warehouse/state-types.ts';
+import type { ClockMark } from './state-types.ts';
 
 /**
  * The service's clock as the warehouse saw it. Fetch times are stored on this machine's clock;

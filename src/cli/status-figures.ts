@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Queue } from 'bullmq';
+import type { Config } from '../config/index.ts';
+import { ConfigError, isFragsyncError, oneLine } from '../errors.ts';
+import { createRedisGovernor } from '../governor/index.ts';
+import type { GovernorStatus } from '../governor/types.ts';
+import { FETCH_QUEUE, LOAD_QUEUE } from '../queue/fetch-worker.ts';
+import { leaseKey } from '../queue/lease.ts';
+import { connectRedis, governorLimits } from '../sync/runtime.ts';
+import { createLogger } from '../util/logger.ts';
+import { checkCreatableDir } from '../util/writable-dir.ts';
+import { warehouseStatus, type WarehouseFigures } from '../warehouse/status.ts';
+import { Warehouse } from '../warehouse/warehouse.ts';
+import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
+
+/**
+ * What `fragsync status` shows, read once: the text (commands/status.ts) and --json
+ * (status-json.ts) print the same figures, so the two cannot disagree.
+ */
+export interface StatusFigures {
+  dbPath: string;
+  /** Read from Redis when --redis is given; null without. */
+  redis: RedisFigures | null;
+  /** read; absent (no sync made it yet); held (a running sync has it open); unreadable (failure says why). */
+  warehouse: 'read' | 'absent' | 'held' | 'unreadable';
+  /** Why the warehouse could not be opened (held or unreadable). */
+  warehouseError: string | null;
+  figures: WarehouseFigures | null;
+  /** The writer lock's holder, read after the warehouse. */
+  holder: LockHolder | null;
+  /** Whether a run (by id) is going on: its lease or writer lock is held (see gatherStatus). */
+  going: (runId: string) => boolean;
+  /** The run going on, if any (its lease, its writer lock, or the latest run while alive). */
+  runningRunId: string | null;
+}
+
+export interface RedisFigures {
+  governor: GovernorStatus;
+  /** The governor's pause, while it lasts (it outlives the run that met it). */
+  pausedUntil: Date | null;
+  /** The run holding the queue prefix's lease. */
+  lease: string | null;
+  queues: { name: 'fetch' | 'load'; waiting: number; active: number; delayed: number }[];
+}
+
+/** The figures, or the one line and exit code of a setup error (a Redis, a dbPath). */
+export type Gathered = StatusFigures | { error: string; badInput: true };
+
+export async function gatherStatus(config: Config): Promise<Gathered> {
+  let redis: RedisFigures | null = null;
+  if (config.redisUrl) {
+    try {
+      redis = await readRedis(config, config.redisUrl);
+    } catch (err) {
+      return { error: oneLine(err), badInput: true };
+    }
+  }
+  let warehouse: StatusFigures['warehouse'] = 'read';
+  let warehouseError: string | null = null;
+  let figures: WarehouseFigures | null = null;
+  // A run marked running is going on while its lease or writer lock is held (a process that
+  // died holds neither). The lock is read before the warehouse and again after, so a run that
+  // starts or ends meanwhile is not taken for a dead one.
+  const before = lockHolder(config.dbPath);
+  if (existsSync(config.dbPath)) {
+    try {
+      const wh = await Warehouse.open(config.dbPath, { readOnly: true });
+      try {
+        figures = await warehouseStatus(wh);
+      } finally {
+        await wh.close();
+      }
+    } catch (err) {
+      // A sync holding the file is a state worth showing, not a failure of `status`.
+      warehouse = isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED' ? 'held' : 'unreadable';
+      warehouseError = oneLine(err);
+    }
+  } else {
+    // Not there yet, unless no sync could ever create it there (plan says the same).
+    try {
+      checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
+    } catch (err) {
+      return { error: err instanceof ConfigError ? err.message : oneLine(err), badInput: true };
+    }
+    warehouse = 'absent';
+  }
+  // Without Redis the quota state lives in the sync's process, but its writer lock says which
+  // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
+  const holder = lockHolder(config.dbPath);
+  const holds = (h: LockHolder | null, runId: string) =>
+    h !== null && (h.runId === runId || h.runId === 'unknown');
+  const going = (runId: string) => redis?.lease === runId || holds(before, runId) || holds(holder, runId);
+  const last = figures?.run;
+  const runningRunId =
+    redis?.lease ??
+    holder?.runId ??
+    (last && last.status === 'running' && going(last.run_id) ? last.run_id : null);
+  return { dbPath: config.dbPath, redis, warehouse, warehouseError, figures, holder, going, runningRunId };
+}
+
+async function readRedis(config: Config, url: string): Promise<RedisFigures> {
+  const redis = await connectRedis(url);
+  try {
+    const gov = createRedisGovernor(redis, {
+      prefix: config.queue.prefix,
+      limits: governorLimits(config),
+      logger: createLogger('silent'),
+    });
+    const governor = await gov.status();
+    const lease = await redis.get(leaseKey(config.queue.prefix));
+    const queues: RedisFigures['queues'] = [];
+    for (const name of [FETCH_QUEUE, LOAD_QUEUE] as const) {
+      const q = new Queue(name, { connection: redis, prefix: config.queue.prefix });
+      const c = await q.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+      queues.push({
+        name,
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        active: c.active ?? 0,
+        delayed: c.delayed ?? 0,
+      });
+      await q.close();
+    }
+    await gov.close();
+    const paused = governor.pausedUntil;
+    return { governor, pausedUntil: paused && paused > new Date() ? paused : null, lease, queues };
+  } finally {
+    redis.disconnect();
+  }
+}

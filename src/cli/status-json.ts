@@ -1,0 +1,74 @@
+import type { RunStatus } from '../domain/run.ts';
+import { exitCodeOfRun } from './exit-codes.ts';
+import type { StatusFigures } from './status-figures.ts';
+
+/**
+ * `fragsync status --json`: the figures the text shows, as one object with stable camelCase
+ * keys (docs/cli.md "Machine output"). Units are in the names (cents, calls); times are
+ * ISO 8601 UTC; a figure that was not read (no --redis, a warehouse a sync holds) is null.
+ */
+export function statusJson(s: StatusFigures): string {
+  const g = s.redis?.governor ?? null;
+  const f = s.figures;
+  const run = f?.run;
+  const h = s.holder;
+  const writerPause = h?.state === 'paused' ? h.pausedUntil : null;
+  const pausedUntil = s.redis?.pausedUntil?.toISOString() ?? writerPause ?? null;
+  const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+  return JSON.stringify({
+    warehousePath: s.dbPath,
+    warehouseState: s.warehouse === 'held' ? 'heldBySync' : s.warehouse,
+    redis: s.redis !== null,
+    running: s.runningRunId !== null,
+    runningRunId: s.runningRunId,
+    paused: pausedUntil !== null,
+    pausedUntil,
+    quotaLimitCalls: g?.limit ?? null,
+    quotaRemainingCalls: g?.remaining ?? null,
+    quotaResetAt: iso(g?.resetAt),
+    quotaReserveCalls: g?.reserve ?? null,
+    quotaRemainingCallsLedger: f?.lastQuota?.remaining ?? null,
+    quotaLedgerSentAt: f?.lastQuota?.sent ?? null,
+    callsInFlight: g?.inFlight ?? null,
+    centsTodayLedger: f?.spend.cents ?? null,
+    callsTodayLedger: f?.spend.calls ?? null,
+    serviceDay: f?.spend.day ?? null,
+    centsTodayRedis: g?.centsToday ?? null,
+    centsThisRunRedis: g?.centsThisRun ?? null,
+    queues: s.redis
+      ? Object.fromEntries(
+          s.redis.queues.map((q) => [q.name, { waiting: q.waiting, active: q.active, delayed: q.delayed }]),
+        )
+      : null,
+    writer: h
+      ? {
+          runId: h.runId,
+          pid: h.pid,
+          host: h.host,
+          startedAt: h.startedAt || null,
+          state: h.state,
+          pausedUntil: writerPause,
+        }
+      : null,
+    latestRun: run
+      ? {
+          runId: run.run_id,
+          mode: run.mode,
+          status: run.status,
+          // Whether the run's process is gone: every run that ended, and one still marked
+          // running whose process died (the next sync closes it as interrupted).
+          processEnded: run.status !== 'running' || !s.going(run.run_id),
+          exitCode:
+            run.status === 'running'
+              ? null
+              : exitCodeOfRun({ status: run.status as RunStatus, quarantined: run.quarantined }),
+          startedAt: run.started_at,
+          endedAt: run.finished_at,
+          calls: Number(run.calls ?? 0),
+          cents: Number(run.cost_cents ?? 0),
+          quarantinedRecords: run.quarantined,
+          storedApartRows: Number(run.stored_apart),
+        }
+      : null,
+  });
+}

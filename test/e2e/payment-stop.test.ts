@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.ts';
+import { bullmq, inProcess } from '../helpers/drivers.ts';
+import { callsWithStatus, expectLedgerEqual } from '../helpers/governed.ts';
+import { testConfig } from '../helpers/sync.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/**
+ * A spent balance stops the run at once: after the first 402 no further request leaves,
+ * whether the service bills refused calls or not (the spec does not say). What was on the
+ * wire is answered and ledgered. Before, the stop took effect only once the 402's report had
+ * been handled, and meanwhile other jobs ended and took new ones: at 32 requests in flight,
+ * a 600-fragrance catalogue got 62 answers of 402 in process and 593 with BullMQ and two
+ * worker processes (whose jobs went on until the sync paused the queue); now 33-37 and 147.
+ */
+
+let dir: { path: string; cleanup(): Promise<void> };
+beforeAll(async () => {
+  dir = await tempDir();
+});
+afterAll(async () => {
+  await dir.cleanup();
+});
+
+describe.each([inProcess, bullmq])('a 402 stops the requests at once, $name', (driver) => {
+  it('answers of 402 stay within the requests in flight; the ledger equals the service', async () => {
+    const sim = await startSimulator({ fragrances: 600, seed: 7, balanceCents: 1000 });
+    const dbPath = join(dir.path, `${driver === bullmq ? 'bullmq' : 'memory'}-402.duckdb`);
+    try {
+      const summary = await driver.sync(sim, dbPath);
+      expect(summary.status).toBe('payment_required');
+      const refused = callsWithStatus(sim, 402);
+      // In process: the requests in flight (http.concurrency), a quarter more for those that
+      // leave while the first 402's job hands in its end. BullMQ: each of the three processes
+      // (the sync's own worker, two worker processes) halts at its own first 402, so each may
+      // also send what it sends until that answer comes back, a round trip of requests more.
+      const inFlight = testConfig({ baseUrl: sim.url, dbPath }).http.concurrency;
+      const bound = driver === bullmq ? 3 * 2 * inFlight * 1.25 : inFlight * 1.25;
+      expect(refused).toBeGreaterThanOrEqual(1);
+      expect(refused, `${refused} answers of 402`).toBeLessThanOrEqual(Math.ceil(bound));
+      expect(summary.failedByStatus).toEqual([{ status: 402, calls: refused }]);
+      await expectLedgerEqual(sim, dbPath);
+    } finally {
+      await sim.close();
+    }
+  }, 120_000);
+});
