@@ -157,20 +157,22 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     if (outcome.type === 'stop' && haltsAtOnce(outcome.reason)) lease.haltRun(data.runId);
     if (lost.signal.aborted) {
       // The run's lease lapsed, or the run stopped at once (haltRun), with this job in hand:
-      // it sent nothing more (requests on the wire were answered); its calls reach the ledger
-      // under their own run, and the job waits for the run to come back, or for the next run
-      // to cancel it.
+      // it sent nothing more (requests on the wire were answered).
       const now = await lease.holderFor(data.runId);
-      if (now !== data.runId) await report({ type: 'ledger', runId: data.runId, calls: outcome.calls });
-      else {
-        // The run is back: what the job bought (a review walk's pages) goes with it.
-        await report(
-          outcome.type === 'requeued' ? outcome : { type: 'requeued', job: data, calls: outcome.calls },
-        );
-        if (next) await job.updateData({ ...data, spec: next.spec });
+      if (now !== data.runId) {
+        // The run is gone: its calls reach the ledger under their own run, and the job waits
+        // for the run to come back, or for the next run to cancel it.
+        await report({ type: 'ledger', runId: data.runId, calls: outcome.calls });
+        return now === null ? later(job, token) : undefined;
       }
-      if (now === null || now === data.runId) return later(job, token);
-      return;
+      if (outcome.type === 'requeued') {
+        // What the job bought before the halt (a review walk's pages) goes with it.
+        await report(outcome);
+        if (next) await job.updateData({ ...data, spec: next.spec });
+        return later(job, token);
+      }
+      // It ended of itself (its last answer came after the halt): handled as any, so what it
+      // bought is stored and not bought again (test/e2e/halt-keeps-finished).
     }
     if (action?.action === 'pause') {
       const paused = await opts.governor.pausedUntil();

@@ -86,6 +86,14 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     drainAfter(match: (request: string) => boolean, what: 'balance' | 'quota' = 'balance') {
       state.drainAfter = { match, what };
     },
+    holdAnswer(match: (request: string) => boolean) {
+      let reached!: () => void;
+      let release!: () => void;
+      const reachedP = new Promise<void>((r) => (reached = r));
+      const released = new Promise<void>((r) => (release = r));
+      state.hold = { match, reached, released };
+      return { reached: reachedP, release };
+    },
     setFaults(f: Partial<typeof state.faults>) {
       state.faults = { ...state.faults, ...f };
     },

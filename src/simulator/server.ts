@@ -36,6 +36,8 @@ export interface ServerState {
   paid: string[] | null;
   /** Set by Simulator.drainAfter: the billed request after which the balance or quota runs out. */
   drainAfter?: { match: (request: string) => boolean; what: 'balance' | 'quota' } | null;
+  /** Set by Simulator.holdAnswer: a billed request whose answer waits for `released`. */
+  hold?: { match: (request: string) => boolean; reached: () => void; released: Promise<void> } | null;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -238,13 +240,20 @@ export async function handleV1(
   }
   account.bill(price);
   ledger.record(template, 200, price);
-  if (state.paid || state.drainAfter) {
+  if (state.paid || state.drainAfter || state.hold) {
     const line = `${method} /v1/${path}${qs ? `?${qs}` : ''}${rawBody ? ` ${rawBody}` : ''}`;
     state.paid?.push(line);
     if (state.drainAfter?.match(line)) {
       if (state.drainAfter.what === 'quota') account.remaining = 0;
       else account.balanceCents = 0;
       state.drainAfter = null;
+    }
+    const hold = state.hold;
+    if (hold?.match(line)) {
+      // Billed already: whatever happens to the account meanwhile, this answer is a 200.
+      state.hold = null;
+      hold.reached();
+      await hold.released;
     }
   }
   const truncate = faults.truncateRate > 0 && state.faultRng() < faults.truncateRate;

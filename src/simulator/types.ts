@@ -292,6 +292,12 @@ export interface Simulator {
    * chooses. Once; topUp refills the balance, setLimit with a raise the quota.
    */
   drainAfter(match: (request: string) => boolean, what?: 'balance' | 'quota'): void;
+  /**
+   * The next billed request `match` accepts is billed and then answered only once the test
+   * calls `release()`: a request on the wire, held there while the test changes what happens
+   * around it (a 402 elsewhere). `reached` resolves when it is held. Once.
+   */
+  holdAnswer(match: (request: string) => boolean): { reached: Promise<void>; release: () => void };
   setFaults(f: Partial<Faults>): void;
   ledger(): Ledger;
   /** Every billed request as `METHOD /path?query body`, in order (needs recordPaid). */
