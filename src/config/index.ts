@@ -156,18 +156,39 @@ function sourceOf(path: string, sources: Sources): string {
 }
 
 function toConfigError(error: z.ZodError, sources: Sources): ConfigError {
+  const unknown = unknownKeys(error);
+  if (unknown.length > 0) return unknownKeyError(unknown, sources);
   const issue = error.issues[0];
   if (!issue) return new ConfigError('config: invalid configuration');
   const path = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const key = [path, issue.keys[0]].filter((p) => p !== '' && p !== undefined).join('.');
-    return new ConfigError(`config: unknown key ${key} (from ${sourceOf(key, sources)})`, { key });
-  }
   const said =
     issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')
       ? wrongType(issue.expected, issue.message)
       : issue.message;
   return new ConfigError(`config: ${path} ${said} (from ${sourceOf(path, sources)})`, { key: path });
+}
+
+/** Every unknown key, in every section: a file with two typos is mended in one try, not two. */
+function unknownKeys(error: z.ZodError): string[] {
+  const keys: string[] = [];
+  for (const issue of error.issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    const at = issue.path.map(String);
+    for (const key of issue.keys) keys.push([...at, key].join('.'));
+  }
+  return keys;
+}
+
+/** One line, each source named once after the keys it wrote. */
+function unknownKeyError(keys: string[], sources: Sources): ConfigError {
+  const bySource = new Map<string, string[]>();
+  for (const key of keys) {
+    const source = sourceOf(key, sources);
+    bySource.set(source, [...(bySource.get(source) ?? []), key]);
+  }
+  const parts = [...bySource].map(([source, ks]) => `${ks.join(', ')} (from ${source})`);
+  const noun = keys.length === 1 ? 'key' : 'keys';
+  return new ConfigError(`config: unknown ${noun} ${parts.join('; ')}`, { key: keys.join(',') });
 }
 
 /**

@@ -175,6 +175,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('names every unknown key of a config file in one line, not only the first', async () => {
+    const path = await file('typos.json', {
+      http: { concurency: 4, retries: 2 },
+      maxCents: 4,
+      freshness: { profileDay: 3 },
+    });
+    const err = errorOf(() => loadConfig({ flags: {}, env: {}, configFile: path }));
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toMatch(/^config: unknown keys .* \(from --config .*\)$/);
+    for (const key of ['http.concurency', 'http.retries', 'maxCents', 'freshness.profileDay'])
+      expect(err.message).toContain(key);
+    expect(err.message.split(`from --config ${path}`)).toHaveLength(2);
+  });
+
   it('refuses an API key in a config file and points to the environment variable', async () => {
     for (const [name, content] of [
       ['key1.json', { apiKey: 'abc' }],
