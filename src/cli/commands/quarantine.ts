@@ -11,6 +11,9 @@ import { write } from '../output/write.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { PIPE_WIDTH, TABLE_MAX_ROWS } from './query.ts';
 
+/** The columns a record is found and understood by. */
+const WHOLE_OFF_TERMINAL = ['key', 'reason'];
+
 /**
  * `fragsync quarantine`: the records a sync received but could not store, printed as
  * `fragsync query` prints; `--revalidate` checks them again with today's schemas and loads
@@ -40,10 +43,13 @@ export async function run(input: CommandInput): Promise<number> {
     wh = await Warehouse.open(config.dbPath, { readOnly: true });
     const format: Format = opts.json ? 'jsonl' : (opts.format as Format);
     const maxRows = (opts.maxRows as number | undefined) ?? (format === 'table' ? TABLE_MAX_ROWS : 0);
+    const width = opts.width as number | undefined;
     const out = printer(format, {
       write,
       maxRows: maxRows === 0 ? null : maxRows,
-      width: outputWidth(opts.width as number | undefined, process.stdout, process.env, PIPE_WIDTH),
+      width: outputWidth(width, process.stdout, process.env, PIPE_WIDTH),
+      // Into a file or grep a cut key or reason is lost for good: whole unless --width says.
+      whole: process.stdout.isTTY || width !== undefined ? [] : WHOLE_OFF_TERMINAL,
     });
     await wh.streamQuery(quarantineListSql({ payload: opts.payload === true, all: opts.all === true }), out);
     await out.end();

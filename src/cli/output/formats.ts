@@ -17,6 +17,8 @@ export interface PrinterOptions {
   maxRows: number | null;
   /** Terminal columns (the table only). */
   width: number;
+  /** Columns the table never cuts, however wide (TableInput.whole). */
+  whole?: readonly string[];
 }
 
 export interface Printer extends ResultSink {
@@ -178,6 +180,7 @@ class TablePrinter implements Printer {
       tail,
       total: this.total,
       width: this.opts.width,
+      whole: this.opts.whole,
     });
     await this.opts.write(`${table}\n`);
   }

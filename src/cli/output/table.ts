@@ -19,6 +19,8 @@ export interface TableInput {
   total: number;
   /** Terminal columns the table may take. */
   width: number;
+  /** Columns (by name) never cut: the table grows past `width` rather than cut them. */
+  whole?: readonly string[];
 }
 
 /** Narrowest a cut column gets (three letters and the ellipsis, or a short value whole). */
@@ -39,17 +41,25 @@ export function renderTable(input: TableInput): string {
   const natural = input.columns.map((c, i) =>
     Math.max(widthOf(c.name), widthOf(c.type), ...rows.map((r) => widthOf(r[i] ?? ''))),
   );
+  const isWhole = input.columns.map((c) => input.whole?.includes(c.name) === true);
   // A column keeps room for its name (up to a point) before it is cut further: fewer columns
   // whose names can be read beat many that cannot.
   const floor = input.columns.map((c, i) =>
-    Math.min(natural[i]!, Math.max(MIN_COLUMN, Math.min(widthOf(c.name), MAX_NAME_FLOOR))),
+    isWhole[i]
+      ? natural[i]!
+      : Math.min(natural[i]!, Math.max(MIN_COLUMN, Math.min(widthOf(c.name), MAX_NAME_FLOOR))),
   );
-  const shown = layout(natural, floor, input.width);
+  // The whole columns get room beside `width`, so the others are laid out as they would be
+  // without them; and at least every floor, so none is cut or gives way to the '…' column.
+  const wholeRoom = natural.reduce((s, n, i) => s + (isWhole[i] ? n + COLUMN_COST : 0), 0);
+  const floors = floor.reduce((s, f) => s + f, 0) + 1 + COLUMN_COST * floor.length;
+  const width = wholeRoom > 0 ? Math.max(input.width + wholeRoom, floors) : input.width;
+  const shown = layout(natural, floor, width);
   const footer = footerText(input, shown.filter((s) => s.index >= 0).length);
   // The footer spans the table: a narrow table grows to hold it, as far as the width allows.
   const inner = () => shown.reduce((s, c) => s + c.width, 0) + COLUMN_COST * (shown.length - 1);
   const last = shown[shown.length - 1]!;
-  last.width += Math.max(0, Math.min(widthOf(footer) - inner(), input.width - 4 - inner()));
+  last.width += Math.max(0, Math.min(widthOf(footer) - inner(), width - 4 - inner()));
 
   const table = new Table({
     colWidths: shown.map((s) => s.width + 2),
