@@ -35,7 +35,7 @@ export interface StatusFigures {
   runningRunId: string | null;
 }
 
-export interface RedisFigures {
+interface RedisFigures {
   governor: GovernorStatus;
   /** The governor's pause, while it lasts (it outlives the run that met it). */
   pausedUntil: Date | null;
@@ -44,8 +44,8 @@ export interface RedisFigures {
   queues: { name: 'fetch' | 'load'; waiting: number; active: number; delayed: number }[];
 }
 
-/** The figures, or the one line and exit code of a setup error (a Redis, a dbPath). */
-export type Gathered = StatusFigures | { error: string; badInput: true };
+/** The figures, or the one line of a setup error (a Redis, a dbPath): status exits 2 on it. */
+type Gathered = StatusFigures | { error: string };
 
 export async function gatherStatus(config: Config): Promise<Gathered> {
   let redis: RedisFigures | null = null;
@@ -53,7 +53,7 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
     try {
       redis = await readRedis(config, config.redisUrl);
     } catch (err) {
-      return { error: oneLine(err), badInput: true };
+      return { error: oneLine(err) };
     }
   }
   let warehouse: StatusFigures['warehouse'] = 'read';
@@ -81,7 +81,7 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
     try {
       checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
     } catch (err) {
-      return { error: err instanceof ConfigError ? err.message : oneLine(err), badInput: true };
+      return { error: err instanceof ConfigError ? err.message : oneLine(err) };
     }
     warehouse = 'absent';
   }

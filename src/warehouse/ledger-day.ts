@@ -26,7 +26,7 @@ export async function spendOnServiceDay(wh: Reader, day: string): Promise<{ call
 }
 
 /** The service's day at `now` by the offset the last run recorded (none: this machine's day). */
-export async function serviceToday(wh: Reader, now = new Date()): Promise<string> {
+async function serviceToday(wh: Reader, now = new Date()): Promise<string> {
   const clocks = await readClocks((sql) => wh.query(sql));
   return serviceDay(now, serviceClock(clocks).lastOffsetMs);
 }
