@@ -3,6 +3,7 @@ import { minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { OVERFLOW_IN_RUN_SQL } from '../warehouse/overflow-rows.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
 
 /*
@@ -105,10 +106,7 @@ export interface OverflowCount {
 
 /** The overflow tables this run stored rows in, in OVERFLOW_TABLES' order; none: []. */
 export async function overflowInRun(wh: WarehouseHandle, runId: string): Promise<OverflowCount[]> {
-  const rows = await wh.query<{ table_name: string; row_count: number }>(
-    sqlFile('runs/overflow-in-run.sql'),
-    [runId],
-  );
+  const rows = await wh.query<{ table_name: string; row_count: number }>(OVERFLOW_IN_RUN_SQL, [runId]);
   const counts = rows.map((r) => ({ table: r.table_name, rows: Number(r.row_count) }));
   return counts.filter((c) => c.rows > 0).sort((a, b) => rank(a.table) - rank(b.table));
 }

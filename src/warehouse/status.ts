@@ -1,5 +1,5 @@
-import { OVERFLOW_TABLES } from './contract.ts';
 import { ledgerQuota, ledgerToday, type LedgerQuota } from './ledger-day.ts';
+import { overflowRowsOfRun } from './overflow-rows.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
@@ -60,9 +60,7 @@ export interface LatestRun {
   stored_apart: number;
 }
 
-const STORED_APART_SQL = OVERFLOW_TABLES.map(
-  (t) => `(SELECT count(*) FROM ${t} o WHERE o._run_id = sync_runs.run_id)`,
-).join(' + ');
+const STORED_APART_SQL = overflowRowsOfRun('sync_runs.run_id');
 
 const ISO = (col: string) => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:%SZ')`;
 
