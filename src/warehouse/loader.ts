@@ -52,10 +52,18 @@ export class Loader {
   /** Work tables (w_*) that may still hold an earlier batch's rows. */
   private filled = new Set<string>();
   private stored: StoredKeys | null = null;
-  /** DuckDB's memory limit on this connection's database, MB: session.sql's until raised. */
-  private limitMb = Number(/SET memory_limit = '(\d+)MB'/.exec(this.sessionSql)?.[1] ?? NaN);
+  /** session.sql's memory limit, MB. */
+  private readonly sessionMb = Number(/SET memory_limit = '(\d+)MB'/.exec(this.sessionSql)?.[1] ?? NaN);
+  /** DuckDB's memory limit on this connection's database, MB: session.sql's (or `startMb`) until raised. */
+  private limitMb: number;
 
-  constructor(private readonly db: Db) {}
+  /** `startMb`: a limit to start at instead of session.sql's (OpenOptions.memoryLimitMb, tests). */
+  constructor(
+    private readonly db: Db,
+    startMb?: number,
+  ) {
+    this.limitMb = startMb ?? this.sessionMb;
+  }
 
   /**
    * What a loader on the next connection of this process takes over (kept across a reopen):
@@ -75,10 +83,9 @@ export class Loader {
   async prepare(from: LoaderCarry | null = null): Promise<void> {
     await this.db.run(stagingDdl(STAGING_TABLES));
     await this.db.run(this.sessionSql);
-    if (from && from.limitMb > this.limitMb) {
-      await this.db.run(`SET memory_limit = '${from.limitMb}MB'`);
-      this.limitMb = from.limitMb;
-    }
+    // The carried limit is session.sql's raised, or the limit a test started at.
+    this.limitMb = from?.limitMb ?? this.limitMb;
+    if (this.limitMb !== this.sessionMb) await this.db.run(`SET memory_limit = '${this.limitMb}MB'`);
     const keys = from?.keys ?? null;
     // Every work table exists from the start, so a statement may read one a batch skipped.
     const creates = this.merges.filter((m) => m.verb === 'creates').map((m) => m.sql);

@@ -34,6 +34,11 @@ export interface OpenOptions {
    * can open it; the next call opens it again. null (the default): hold it until close().
    */
   releaseIdleMs?: number | null;
+  /**
+   * Writable only, for tests: the loader's DuckDB memory limit (MB) to start at instead of
+   * sql/session.sql's, kept across a release as a raised one is (a batch made to run out of it).
+   */
+  memoryLimitMb?: number;
 }
 
 const LOCKED_RETRY_MS = 3000;
@@ -106,7 +111,7 @@ export class Warehouse implements WarehouseHandle {
       }
       const applied = await migrate(db);
       await createViews(db);
-      const loader = new Loader(db);
+      const loader = new Loader(db, opts.memoryLimitMb);
       await loader.prepare();
       const wh = new Warehouse(file, { db, loader }, opts.logger, opts.releaseIdleMs ?? null);
       wh.migrated = applied;

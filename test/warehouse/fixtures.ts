@@ -1,10 +1,10 @@
 import type { ApiCallItem, SentCall } from '../../src/domain/calls.ts';
 import type { FragranceProfileItem, LoadBatch, LoadItem, ProgressMark } from '../../src/domain/items.ts';
-import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { Warehouse, type OpenOptions } from '../../src/warehouse/warehouse.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
-/** A fresh warehouse file in its own temp folder. */
-export async function freshWarehouse(): Promise<{
+/** A fresh warehouse file in its own temp folder, opened with `opts`. */
+export async function freshWarehouse(opts: OpenOptions = {}): Promise<{
   wh: Warehouse;
   dir: string;
   path: string;
@@ -12,7 +12,7 @@ export async function freshWarehouse(): Promise<{
 }> {
   const tmp = await tempDir('fragsync-wh-');
   const path = `${tmp.path}/db/warehouse.duckdb`;
-  const wh = await Warehouse.open(path);
+  const wh = await Warehouse.open(path, opts);
   return {
     wh,
     dir: tmp.path,
