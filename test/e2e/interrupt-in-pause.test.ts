@@ -6,7 +6,7 @@ import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { RunChanges } from '../../src/warehouse/run-changes.ts';
 import { baselinePath } from '../../src/warehouse/baseline-file.ts';
-import { governedFiles, queryWarehouse } from '../helpers/governed.ts';
+import { governedFiles, queryWarehouse, waitFor } from '../helpers/governed.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 import { BIN, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
 
@@ -59,11 +59,11 @@ describe('SIGINT during a quota pause', () => {
           }),
         ]);
         // The file is let go once what was fetched is loaded: read it then, as an analyst would.
+        // Within a deadline of its own, well inside the test's, so a sync that never lets go
+        // of the file fails here by name. Every 200 ms: each look opens the file.
         const billed = sim.ledger().calls;
-        for (let seen = -1; seen !== billed;) {
-          seen = await rows(dbPath, 'api_calls').catch(() => -1);
-          if (seen !== billed) await new Promise((r) => setTimeout(r, 200));
-        }
+        const loaded = async () => (await rows(dbPath, 'api_calls').catch(() => -1)) === billed;
+        await waitFor(`the ledger's ${billed} calls readable in the paused warehouse`, loaded, 60_000, 200);
         const fragrances = await rows(dbPath, 'fragrances');
         const reviews = await rows(dbPath, 'reviews');
         expect(fragrances).toBeGreaterThan(0);

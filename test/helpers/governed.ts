@@ -251,11 +251,19 @@ export class LogWatch extends Array<string> {
   }
 }
 
-/** Resolves once `ok()` holds (looked at every 20 ms); fails after `timeoutMs`, naming `what`. */
-export async function waitFor(what: string, ok: () => boolean, timeoutMs = 120_000): Promise<void> {
+/**
+ * Resolves once `ok()` holds (looked at every `everyMs`, 20 by default; `ok` may be async);
+ * fails after `timeoutMs`, naming `what`.
+ */
+export async function waitFor(
+  what: string,
+  ok: () => boolean | Promise<boolean>,
+  timeoutMs = 120_000,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
