@@ -150,15 +150,12 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
     } else if (announced === undefined && charts.length === 0) unknownWalks.push('charts');
   }
   if (d.trending && !walkDone('trending')) addCalls(counts, { trending: 1 });
-  // Of the records in quarantine the nightly asks for again (sync-state.ts), those priced above:
-  // a live item whose dataset this config fetches.
-  const byKey = new Map(state.items.map((i) => [`${i.entity}|${i.key}`, i]));
-  const quarantinedAskedAgain = (state.quarantineOwed ?? []).filter((q) => {
-    const item = byKey.get(`${q.entity}|${q.key}`);
-    return (
-      item !== undefined && !item.removed && fetches(config, q.entity, q.dataset) && due(item, q.dataset)
-    );
-  }).length;
+  // Of the records in quarantine the nightly asks for again (sync-state.ts: live items only,
+  // their fetch forgotten in `items`), those priced above: a dataset this config fetches that
+  // the rule owes. Counted from the few records, without a map of every item.
+  const quarantinedAskedAgain = (state.quarantineOwed ?? []).filter(
+    (q) => fetches(config, q.entity, q.dataset) && rule.owed(q.entity, q.dataset, q.key, undefined),
+  ).length;
   return { counts, unknownWalks, undiscoveredFragrances, unknownReviewTotals, quarantinedAskedAgain };
 }
 

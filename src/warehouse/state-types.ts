@@ -108,7 +108,7 @@ export function emptySyncState(): SyncState {
   };
 }
 
-/** A record in quarantine the next nightly asks for again: its item and the dataset. */
+/** A record in quarantine the next nightly asks for again: its (live) item and the dataset. */
 export interface QuarantineOwed {
   entity: EntityKind;
   dataset: Dataset;

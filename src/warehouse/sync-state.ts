@@ -105,7 +105,8 @@ async function oweQuarantined(db: Db, items: ItemState[]): Promise<QuarantineOwe
     const at = item?.fetched[stored.dataset];
     if (item && at !== undefined && Date.parse(at) <= Number(row.at_ms)) {
       delete item.fetched[stored.dataset];
-      owed.push({ entity: stored.entity, dataset: stored.dataset, key: row.key });
+      // The list is plan's to price (owed.ts), which prices live items only.
+      if (!item.removed) owed.push({ entity: stored.entity, dataset: stored.dataset, key: row.key });
     }
   }
   return owed;
