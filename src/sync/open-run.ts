@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { Journal, journalMark } from '../warehouse/journal.ts';
 import { unansweredCalls } from '../warehouse/sent-calls.ts';
-import { takeBaseline } from '../warehouse/run-changes.ts';
 import { serviceClock, serviceDay } from '../warehouse/service-clock.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { nightlyRule, policyRows, type SyncMode } from '../plan/freshness.ts';
@@ -43,7 +42,7 @@ export async function openRun(
     }
     // Before this run writes anything (a killed run's journal was replayed above: its rows
     // are that run's), so the summary can say what this run added, changed and removed.
-    await takeBaseline(warehouse);
+    await warehouse.takeBaseline();
     stageMark('open: run row and spend');
     mode = await runMode(warehouse, config);
     await warehouse.startRun(runId, started, { mode, policy: policyRows(config) });

@@ -3,7 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
-import { runChanges, type RunChanges } from '../warehouse/run-changes.ts';
+import type { RunChanges } from '../warehouse/run-changes.ts';
 import { flaggedInRun, quarantinedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
 import type { RunStatus } from '../domain/run.ts';
 import {
@@ -130,7 +130,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
       spendByEndpoint(wh, input.runId),
       counted,
       catalogueMinimum(wh, input.config, counted),
-      runChanges(wh),
+      wh.runChanges(),
       cycleRuns(wh, input.runId),
       quarantinedInRun(wh, input.runId),
       flaggedInRun(wh, input.runId),

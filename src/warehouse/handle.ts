@@ -3,6 +3,7 @@ import type { LoadResult } from './loader.ts';
 import type { LoadBatch, ProgressMark } from '../domain/items.ts';
 import type { SyncState } from './state-types.ts';
 import type { RunStatus } from '../domain/run.ts';
+import type { RunChanges } from './run-changes.ts';
 
 /**
  * What the sync needs of the warehouse it owns. `Warehouse` is it, in this thread;
@@ -21,6 +22,10 @@ export interface WarehouseHandle {
   startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void>;
   finishRun(runId: string, status: RunStatus, finishedAt: Date, clockOffsetMs?: number | null): Promise<void>;
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;
+  /** Takes the run's baseline: the tables as it finds them (run-changes.ts). */
+  takeBaseline(): Promise<void>;
+  /** The tables against the run's baseline (null: none taken), which it drops. */
+  runChanges(): Promise<RunChanges | null>;
   syncState(): Promise<SyncState>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   exportParquet(dir: string): Promise<ExportResult>;

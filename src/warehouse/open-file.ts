@@ -1,10 +1,9 @@
-import { rmSync } from 'node:fs';
 import type pino from 'pino';
 import { Db } from './db.ts';
 import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
 import { Loader, type LoaderCarry } from './loader.ts';
 import { describeHolder, lockHolder } from './writer-lock.ts';
-import { baselinePath, keepBaseline, restoreBaseline } from './baseline-file.ts';
+import type { RunBaseline } from './baseline-file.ts';
 
 export interface OpenFileOptions {
   readOnly: boolean;
@@ -90,8 +89,8 @@ export async function reopenWriter(
   });
   try {
     const loader = new Loader(db);
+    // The run's baseline is not read back here: only the summary reads it (baseline-file.ts).
     await loader.prepare(carried);
-    await restoreBaseline(db, file);
     logger?.debug({ ms: Math.round(performance.now() - started) }, 'warehouse reopened');
     return { db, loader };
   } catch (err) {
@@ -105,18 +104,21 @@ export async function reopenWriter(
  * stays in the WAL and nobody learns that the disk is full. The checkpoint is made here
  * first, so such a failure is the one-line DISK_FULL error (the file still closes).
  */
-export async function closeFile(f: OpenFile, file: string, final = true): Promise<void> {
+export async function closeFile(
+  f: OpenFile,
+  file: string,
+  final = true,
+  baseline: RunBaseline | null = null,
+): Promise<void> {
   // A writer's run baseline outlives the connection in a file (baseline-file.ts), unless the
-  // warehouse closes for good. One that cannot be written (no room) is not kept half-made.
-  const kept = f.loader
-    ? await keepBaseline(f.db, file, final).then(
-        () => null,
-        (err: unknown) => {
-          rmSync(baselinePath(file), { force: true });
-          return toWarehouseError(err, 'keeping the run baseline', file);
-        },
-      )
-    : null;
+  // warehouse closes for good.
+  const kept =
+    f.loader && baseline
+      ? await baseline.beforeClose(f.db, final).then(
+          () => null,
+          (err: unknown) => toWarehouseError(err, 'keeping the run baseline', file),
+        )
+      : null;
   const failure = f.loader
     ? await f.db.run('CHECKPOINT').then(
         () => null,

@@ -12,10 +12,13 @@
  * baseline is empty and the comparison only counts: 0.3 s, no join, nothing grouped by owner.
  * The ledger (api_calls, sync_runs) only grows and is left out: the summary counts its calls.
  * A temp table dies with its connection: across a release of the file (a quota pause, an idle
- * writer) the baseline is kept in a file beside the warehouse (baseline-file.ts).
+ * writer) the baseline is kept in a file beside the warehouse, and read back only when the
+ * summary compares (baseline-file.ts, which calls these on the writer's connection).
  */
-import type { WarehouseHandle } from './handle.ts';
+import type { Db } from './db.ts';
 import { isLineageColumn } from './contract.ts';
+
+type Conn = Pick<Db, 'all'>;
 
 /** Per table: the item a row belongs to (entity and key column) and its natural key (null: the whole row). */
 const TABLES: Record<string, { entity: string; owner: string; key: string[] | null }> = {
@@ -52,8 +55,6 @@ export interface RunChanges {
 }
 
 export const BASELINE = 'run_baseline';
-/** Present while the baseline file (baseline-file.ts) holds this connection's baseline. */
-export const BASELINE_KEPT = 'run_baseline_kept';
 const CHANGED = 'run_changed_owners';
 const q = (c: string) => `"${c.replaceAll('"', '""')}"`;
 const u32 = (expr: string) => `(${expr} % 4294967296)::UINTEGER`;
@@ -66,8 +67,8 @@ const ENTITY_OF = `(VALUES ${CHANGE_TABLES.map((t, i) => `(${i}::UTINYINT, '${TA
  * compared within its table and owner (a few hundred rows at most), and two owners of 120k
  * sharing a hash would merge two items in the count, not hide a row.
  */
-async function rowsSql(wh: Pick<WarehouseHandle, 'query'>): Promise<string> {
-  const cols = await wh.query<{ t: string; c: string }>(
+async function rowsSql(db: Conn): Promise<string> {
+  const cols = await db.all<{ t: string; c: string }>(
     `SELECT table_name AS t, column_name AS c FROM information_schema.columns
      WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
   );
@@ -81,9 +82,8 @@ async function rowsSql(wh: Pick<WarehouseHandle, 'query'>): Promise<string> {
 }
 
 /** The tables as this run found them (replaces any earlier baseline on this connection). */
-export async function takeBaseline(wh: Pick<WarehouseHandle, 'query'>): Promise<void> {
-  await wh.query(`CREATE OR REPLACE TEMP TABLE ${BASELINE} AS ${await rowsSql(wh)}`);
-  await wh.query(`DROP TABLE IF EXISTS ${BASELINE_KEPT}`);
+export async function takeBaseline(db: Conn): Promise<void> {
+  await db.all(`CREATE OR REPLACE TEMP TABLE ${BASELINE} AS ${await rowsSql(db)}`);
 }
 
 /** Per (table, owner) with any row added, changed or removed: the counts, in a temp table. */
@@ -102,24 +102,19 @@ function changedOwnersSql(current: string): string {
     FROM d WHERE added + changed + removed > 0 GROUP BY ALL`;
 }
 
-/** The tables now against the baseline; null when this connection took none. Drops it. */
-export async function runChanges(wh: Pick<WarehouseHandle, 'query'>): Promise<RunChanges | null> {
-  const [has] = await wh.query<{ n: number }>(
-    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = '${BASELINE}' AND temporary`,
-  );
-  if (!has || Number(has.n) === 0) return null;
-  const [base] = await wh.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${BASELINE}`);
+/** The tables now against the baseline, on the connection that holds it (baseline-file.ts). Drops it. */
+export async function runChanges(db: Conn): Promise<RunChanges> {
+  const [base] = await db.all<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${BASELINE}`);
   // From an empty warehouse every row is new: counts per table and distinct owners per
   // entity, in one statement over the owners alone (no row digests), no join, and nothing
   // grouped by table and owner (at 120k fragrances that was a hash table of about a million
   // groups at the end of the run, the peak of its RSS).
   const empty = Number(base?.n ?? 0) === 0;
-  const counts = empty ? await newRowCounts(wh) : await changedCounts(wh);
+  const counts = empty ? await newRowCounts(db) : await changedCounts(db);
   const perTable = counts.filter((r) => r.t !== null);
   const perEntity = counts.filter((r) => r.entity !== null);
-  await wh.query(`DROP TABLE IF EXISTS ${BASELINE}`);
-  await wh.query(`DROP TABLE IF EXISTS ${BASELINE_KEPT}`);
-  await wh.query(`DROP TABLE IF EXISTS ${CHANGED}`);
+  await db.all(`DROP TABLE IF EXISTS ${BASELINE}`);
+  await db.all(`DROP TABLE IF EXISTS ${CHANGED}`);
   const tables: Record<string, TableChanges> = Object.fromEntries(
     CHANGE_TABLES.map((t) => [t, { added: 0, changed: 0, removed: 0 }]),
   );
@@ -144,11 +139,11 @@ type Counts = {
 }[];
 
 /** Every row is new: rows per table, and distinct owners per entity (a hash of the owner key). */
-function newRowCounts(wh: Pick<WarehouseHandle, 'query'>): Promise<Counts> {
+function newRowCounts(db: Conn): Promise<Counts> {
   const owners = CHANGE_TABLES.map(
     (t, i) => `SELECT ${i}::UTINYINT AS t, ${u32(`hash(${q(TABLES[t]!.owner)})`)} AS o FROM ${q(t)}`,
   ).join('\nUNION ALL ');
-  return wh.query(
+  return db.all(
     `WITH x AS (${owners})
      SELECT t, NULL AS entity, count(*)::BIGINT AS added FROM x GROUP BY t
      UNION ALL
@@ -157,9 +152,9 @@ function newRowCounts(wh: Pick<WarehouseHandle, 'query'>): Promise<Counts> {
 }
 
 /** Rows added, changed and removed against the baseline, per table and per entity's items. */
-async function changedCounts(wh: Pick<WarehouseHandle, 'query'>): Promise<Counts> {
-  await wh.query(changedOwnersSql(await rowsSql(wh)));
-  return wh.query(
+async function changedCounts(db: Conn): Promise<Counts> {
+  await db.all(changedOwnersSql(await rowsSql(db)));
+  return db.all(
     `SELECT t, NULL AS entity, sum(added)::BIGINT AS added, sum(changed)::BIGINT AS changed,
             sum(removed)::BIGINT AS removed
      FROM ${CHANGED} GROUP BY t

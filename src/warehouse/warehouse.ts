@@ -8,6 +8,8 @@ import type { Db } from './db.ts';
 import { WarehouseError, toWarehouseError } from './warehouse-error.ts';
 import { closeFile, openDbFile, reopenWriter, type OpenFile } from './open-file.ts';
 import { ReopenGate } from './reopen-gate.ts';
+import { RunBaseline } from './baseline-file.ts';
+import type { RunChanges } from './run-changes.ts';
 import { refuseIfLocked } from './writer-lock.ts';
 import { exportParquet, type ExportResult } from './export.ts';
 import { Loader, type LoaderCarry, type LoadResult } from './loader.ts';
@@ -57,6 +59,8 @@ export class Warehouse implements WarehouseHandle {
   private carried: LoaderCarry | null = null;
   /** Migrations this opening applied (none for a read-only one): the run logs them once it starts. */
   migrated: readonly number[] = [];
+  /** The run's baseline, a writer's only (baseline-file.ts): kept across a release, read back by runChanges. */
+  readonly baseline: RunBaseline | null;
 
   private constructor(
     private readonly file: string,
@@ -65,11 +69,12 @@ export class Warehouse implements WarehouseHandle {
     releaseIdleMs: number | null,
   ) {
     this.carried = first.loader?.carried ?? null;
+    this.baseline = first.loader ? new RunBaseline(file) : null;
     this.gate = new ReopenGate(first, {
       open: () => reopenWriter(this.file, this.carried, this.logger),
       close: (f, final) => {
         if (f.loader) this.carried = f.loader.carried;
-        return closeFile(f, this.file, final);
+        return closeFile(f, this.file, final, this.baseline);
       },
       idleReleaseMs: first.loader ? releaseIdleMs : null,
       onIdleReleaseError: (err) => this.logger?.warn({ err }, 'closing the idle warehouse failed'),
@@ -249,6 +254,19 @@ export class Warehouse implements WarehouseHandle {
         Math.round(clockOffsetMs),
         finishedAt.toISOString(),
       ]);
+  }
+
+  /** The tables as the run finds them, for runChanges to compare with (run-changes.ts). */
+  takeBaseline(): Promise<void> {
+    return this.withLoader('takeBaseline', (_loader, db) => this.baseline!.take(db));
+  }
+
+  /**
+   * What the run did to the tables since takeBaseline, read back from its file if a release
+   * let it go, on one connection; null when no baseline was taken. Drops it.
+   */
+  runChanges(): Promise<RunChanges | null> {
+    return this.withLoader('runChanges', (_loader, db) => this.baseline!.changes(db));
   }
 
   /** Calls and cents of one service UTC day across all runs (seeds the governor after a restart). */

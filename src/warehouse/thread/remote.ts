@@ -10,6 +10,7 @@ import type { LoadResult } from '../loader.ts';
 import type { LoadBatch, ProgressMark } from '../../domain/items.ts';
 import type { SyncState } from '../state-types.ts';
 import type { RunStatus } from '../../domain/run.ts';
+import type { RunChanges } from '../run-changes.ts';
 import { refuseIfLocked } from '../writer-lock.ts';
 import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
 
@@ -159,6 +160,14 @@ export class ThreadWarehouse implements WarehouseHandle {
 
   syncState(): Promise<SyncState> {
     return this.call('syncState', []);
+  }
+
+  takeBaseline(): Promise<void> {
+    return this.call('takeBaseline', []);
+  }
+
+  runChanges(): Promise<RunChanges | null> {
+    return this.call('runChanges', []);
   }
 
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {

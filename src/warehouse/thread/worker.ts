@@ -26,6 +26,8 @@ const METHODS = new Set<keyof WarehouseHandle>([
   'finishRun',
   'spendOnDay',
   'syncState',
+  'takeBaseline',
+  'runChanges',
   'query',
   'exportParquet',
   'release',
