@@ -29,8 +29,8 @@ export const EXIT = {
   quarantined: 8,
   /**
    * Stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it): the requests in flight
-   * finished and everything fetched is loaded; the next sync continues. Also the cause of a run
-   * whose process died (the next start closes it).
+   * finished and everything fetched is loaded; the next sync continues. A run whose process
+   * died is not this: it is recorded 'died', with no exit code (sync/dead-runs.ts).
    */
   interrupted: 130,
 } as const;

@@ -13,6 +13,7 @@ import { checkCreatableDir } from '../util/writable-dir.ts';
 import { warehouseStatus, type WarehouseFigures } from '../warehouse/status.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
+import { livenessOf, type Liveness } from './run-liveness.ts';
 
 /**
  * What `fragsync status` shows, read once: the text (commands/status.ts) and --json
@@ -29,8 +30,8 @@ export interface StatusFigures {
   figures: WarehouseFigures | null;
   /** The writer lock's holder, read after the warehouse. */
   holder: LockHolder | null;
-  /** Whether a run (by id) is going on: its lease or writer lock is held (see gatherStatus). */
-  going: (runId: string) => boolean;
+  /** Whether a run (by id) marked running has a live process (run-liveness.ts). */
+  liveness: (runId: string) => Liveness;
   /** The run going on, if any (its lease, its writer lock, or the latest run while alive). */
   runningRunId: string | null;
 }
@@ -60,8 +61,8 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
   let warehouseError: string | null = null;
   let figures: WarehouseFigures | null = null;
   // A run marked running is going on while its lease or writer lock is held (a process that
-  // died holds neither). The lock is read before the warehouse and again after, so a run that
-  // starts or ends meanwhile is not taken for a dead one.
+  // died holds neither; run-liveness.ts). The lock is read before the warehouse and again
+  // after, so a run that starts or ends meanwhile is not taken for a dead one.
   const before = lockHolder(config.dbPath);
   if (existsSync(config.dbPath)) {
     try {
@@ -88,15 +89,15 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
   const holder = lockHolder(config.dbPath);
-  const holds = (h: LockHolder | null, runId: string) =>
-    h !== null && (h.runId === runId || h.runId === 'unknown');
-  const going = (runId: string) => redis?.lease === runId || holds(before, runId) || holds(holder, runId);
+  const evidence = { before, after: holder, lease: redis ? redis.lease : undefined };
+  const liveness = (runId: string) => livenessOf(runId, evidence);
   const last = figures?.run;
   const runningRunId =
     redis?.lease ??
-    holder?.runId ??
-    (last && last.status === 'running' && going(last.run_id) ? last.run_id : null);
-  return { dbPath: config.dbPath, redis, warehouse, warehouseError, figures, holder, going, runningRunId };
+    // A lock of another host's is no proof of life (its pid cannot be checked from here).
+    (holder && liveness(holder.runId).state === 'running' ? holder.runId : null) ??
+    (last && last.status === 'running' && liveness(last.run_id).state === 'running' ? last.run_id : null);
+  return { dbPath: config.dbPath, redis, warehouse, warehouseError, figures, holder, liveness, runningRunId };
 }
 
 async function readRedis(config: Config, url: string): Promise<RedisFigures> {

@@ -56,10 +56,11 @@ export function statusJson(s: StatusFigures): string {
           mode: run.mode,
           status: run.status,
           // Whether the run's process is gone: every run that ended, and one still marked
-          // running whose process died (the next sync closes it as interrupted).
-          processEnded: run.status !== 'running' || !s.going(run.run_id),
+          // running whose process died (the next sync records it as died); null: unknown
+          // (its writer lock is another host's: run-liveness.ts).
+          processEnded: processEnded(run, s),
           exitCode:
-            run.status === 'running'
+            run.status === 'running' || run.status === 'died'
               ? null
               : exitCodeOfRun({ status: run.status as RunStatus, quarantined: run.quarantined }),
           startedAt: run.started_at,
@@ -71,4 +72,10 @@ export function statusJson(s: StatusFigures): string {
         }
       : null,
   });
+}
+
+function processEnded(run: { run_id: string; status: string }, s: StatusFigures): boolean | null {
+  if (run.status !== 'running') return true;
+  const l = s.liveness(run.run_id);
+  return l.state === 'unknown' ? null : l.state === 'died';
 }

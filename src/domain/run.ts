@@ -18,5 +18,12 @@ export type RunStatus =
    * the engine), not on anything the service answered: retrying the run will not help.
    */
   | 'internal_error'
-  /** The process died while the run was open; the next start closes it with this status. */
+  /** Stopped by Ctrl-C or SIGTERM: the requests in flight finished, what was fetched is loaded. */
   | 'interrupted';
+
+/**
+ * A status sync_runs may hold: a run's own cause, or 'died', which no run reports of itself:
+ * its process ended without closing it (SIGKILL, out of memory, a machine lost), and the next
+ * sync found it so (sync_run_deaths says when and why). Its exit code was seen by no one.
+ */
+export type RecordedStatus = RunStatus | 'died';

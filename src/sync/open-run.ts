@@ -12,13 +12,14 @@ import { lateNew } from './late-new.ts';
 import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 import { openWarehouse } from './open-warehouse.ts';
+import { closeDeadRuns } from './dead-runs.ts';
 
 /**
  * The open stage: everything a run does before it may send a request. The service address
  * and the key are checked first (nothing is opened without them); then the warehouse is
  * opened (open-warehouse.ts; `fragsync sync` starts that earlier, deps.opening), what a
- * killed run journaled is replayed, runs left 'running' are closed as
- * interrupted, this run's row is started and the governor learns today's spend from the
+ * killed run journaled is replayed, runs left 'running' (their process is gone) are recorded
+ * as died (dead-runs.ts), this run's row is started and the governor learns today's spend from the
  * ledger, so a restart never forgets what today already cost.
  */
 export async function openRun(
@@ -33,13 +34,8 @@ export async function openRun(
     stageMark('open: journal replay');
     await replayJournal(warehouse, config.dbPath, log);
     stageMark('open: run rows and baseline');
-    for (const r of await warehouse.query<{ run_id: string }>(
-      "SELECT run_id FROM sync_runs WHERE status = 'running'",
-    )) {
-      // At this run's own start, the same instant: `fragsync runs` knows a run found dead by
-      // that equality (warehouse/run-history.ts) and says its end is unknown.
-      await warehouse.finishRun(r.run_id, 'interrupted', started);
-    }
+    const dead = await closeDeadRuns(warehouse, { runId, started, tookOver: writer.tookOver });
+    if (dead.length > 0) log.warn({ runs: dead }, 'runs whose process died recorded as died');
     // Before this run writes anything (a killed run's journal was replayed above: its rows
     // are that run's), so the summary can say what this run added, changed and removed.
     await warehouse.takeBaseline();

@@ -2,7 +2,7 @@ import type { ExportResult } from './export.ts';
 import type { LoadResult } from './loader.ts';
 import type { LoadBatch, ProgressMark } from '../domain/items.ts';
 import type { SyncState } from './state-types.ts';
-import type { RunStatus } from '../domain/run.ts';
+import type { RecordedStatus } from '../domain/run.ts';
 import type { RunChanges } from './run-changes.ts';
 
 /**
@@ -20,7 +20,12 @@ export interface WarehouseHandle {
   load(batch: LoadBatch): Promise<LoadResult>;
   loadJournal(path: string, progress: ProgressMark[]): Promise<LoadResult>;
   startRun(runId: string, startedAt: Date, intent?: RunIntent): Promise<void>;
-  finishRun(runId: string, status: RunStatus, finishedAt: Date, clockOffsetMs?: number | null): Promise<void>;
+  finishRun(
+    runId: string,
+    status: RecordedStatus,
+    finishedAt: Date,
+    clockOffsetMs?: number | null,
+  ): Promise<void>;
   spendOnDay(dayUtc: string): Promise<{ calls: number; cents: number }>;
   /** Takes the run's baseline: the tables as it finds them (run-changes.ts). */
   takeBaseline(): Promise<void>;

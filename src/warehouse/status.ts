@@ -23,17 +23,6 @@ export async function warehouseStatus(wh: Warehouse, now = new Date()): Promise<
   return { spend: await ledgerToday(wh, now), lastQuota: await ledgerQuota(wh), run: await latestRun(wh) };
 }
 
-/**
- * A run's status as a person should read it: one still marked running whose process is gone
- * (kill -9, a double Ctrl-C) did not finish; the next sync closes it as interrupted.
- */
-export function runState(
-  run: Pick<LatestRun, 'run_id' | 'status'>,
-  going: (runId: string) => boolean,
-): string {
-  return run.status === 'running' && !going(run.run_id) ? 'did not finish (its process ended)' : run.status;
-}
-
 export interface LatestRun {
   run_id: string;
   /** full or nightly (sync_run_modes; runs of older versions were all full). */

@@ -16,7 +16,7 @@ import { Loader, type LoaderCarry, type LoadResult } from './loader.ts';
 import { appliedVersions, createViews, latestVersion, migrate } from './migrations.ts';
 import { readJournal } from './journal.ts';
 import type { LoadBatch, ProgressMark } from '../domain/items.ts';
-import type { RunStatus } from '../domain/run.ts';
+import type { RecordedStatus } from '../domain/run.ts';
 import type { SyncState } from './state-types.ts';
 import type { RunIntent, WarehouseHandle } from './handle.ts';
 import { streamResult, type ResultSink } from './result-stream.ts';
@@ -235,7 +235,7 @@ export class Warehouse implements WarehouseHandle {
    */
   async finishRun(
     runId: string,
-    status: RunStatus,
+    status: RecordedStatus,
     finishedAt: Date,
     clockOffsetMs: number | null = null,
   ): Promise<void> {

@@ -1,4 +1,13 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { WarehouseError } from './warehouse-error.ts';
@@ -25,22 +34,22 @@ const FRESH_MS = 10_000;
 
 export const lockPath = (dbPath: string): string => `${resolve(dbPath)}.lock`;
 
-/** The lock's holder, or null when there is none (no file, or its process is gone). */
-export function lockHolder(dbPath: string): LockHolder | null {
-  const path = lockPath(dbPath);
-  let text: string;
+/** What a lock file says, alive or not; null for no file or one not (fully) written. */
+function readHolder(path: string): LockHolder | null {
   try {
-    text = readFileSync(path, 'utf8');
+    const holder = JSON.parse(readFileSync(path, 'utf8')) as LockHolder | null;
+    return holder && typeof holder.pid === 'number' ? holder : null;
   } catch {
     return null;
   }
-  let holder: LockHolder | null = null;
-  try {
-    holder = JSON.parse(text) as LockHolder;
-  } catch {
-    holder = null;
-  }
-  if (!holder || typeof holder.pid !== 'number') {
+}
+
+/** The lock's holder, or null when there is none (no file, or its process is gone). */
+export function lockHolder(dbPath: string): LockHolder | null {
+  const path = lockPath(dbPath);
+  if (!existsSync(path)) return null;
+  const holder = readHolder(path);
+  if (!holder) {
     // Created but not written yet (a holder between open and write), or left half-written
     // by a crash long ago.
     const young = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < FRESH_MS;
@@ -88,6 +97,8 @@ export class WriterLock {
   private constructor(
     readonly dbPath: string,
     private holder: LockHolder,
+    /** The holder of a lock left by a process that is gone, taken over here (else null). */
+    readonly tookOver: LockHolder | null = null,
   ) {}
 
   /**
@@ -104,6 +115,7 @@ export class WriterLock {
       state: 'writing',
       pausedUntil: null,
     };
+    let stale: LockHolder | null = null;
     for (let attempt = 0; ; attempt++) {
       try {
         const fd = openSync(path, 'wx');
@@ -112,16 +124,18 @@ export class WriterLock {
         } finally {
           closeSync(fd);
         }
-        return new WriterLock(dbPath, holder);
+        return new WriterLock(dbPath, holder, stale);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       const other = lockHolder(dbPath);
       if (other || attempt > 2) throw lockedBy(dbPath, 'cannot open warehouse', other ?? holder);
-      // Stale: its process is gone. Renamed aside first, so two takers cannot both remove it.
+      // Stale: its process is gone. Renamed aside first, so two takers cannot both remove it;
+      // who held it is kept, to say which process a run found dead had (sync/dead-runs.ts).
       try {
         const aside = `${path}.stale-${process.pid}`;
         renameSync(path, aside);
+        stale = readHolder(aside);
         rmSync(aside, { force: true });
       } catch {
         // Someone else took it over first: try again, and meet their lock.

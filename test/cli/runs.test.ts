@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
+import { writeFile } from 'node:fs/promises';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
+import { deadHolder } from '../helpers/dead-lock.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
@@ -12,6 +15,8 @@ import { tempDir } from '../helpers/tmp.ts';
 
 let dir: { path: string; cleanup(): Promise<void> };
 let db: string;
+/** run-c's sync, alive: this test's process stands for it, holding its writer lock. */
+let lock: WriterLock;
 
 async function ledger(wh: Warehouse, runId: string, calls: number, centsEach: number, at: string) {
   for (let i = 0; i < calls; i++)
@@ -37,8 +42,31 @@ beforeAll(async () => {
   // A run still going (or paused for quota): its calls are in the ledger, not yet in sync_runs.
   await ledger(wh, 'run-c', 4, 10, '2026-01-03T02:00:10Z');
   await wh.close();
+  lock = WriterLock.acquire(db, 'run-c');
 });
-afterAll(() => dir.cleanup());
+afterAll(async () => {
+  lock.release();
+  await dir.cleanup();
+});
+
+/** A warehouse whose latest run is still marked running, with `lockFile` beside it (or none). */
+async function markedRunning(name: string, lockFile: object | null): Promise<string> {
+  const path = join(dir.path, `${name}.duckdb`);
+  const wh = await Warehouse.open(path);
+  await wh.startRun('run-old', new Date('2026-04-01T02:00:00Z'));
+  await wh.finishRun('run-old', 'completed', new Date('2026-04-01T02:01:00Z'));
+  await wh.startRun('run-marked', new Date('2026-04-02T02:00:00Z'));
+  await ledger(wh, 'run-marked', 2, 1, '2026-04-02T02:00:10Z');
+  await wh.close();
+  if (lockFile) await writeFile(`${path}.lock`, JSON.stringify(lockFile));
+  return path;
+}
+
+const rowsOf = async (path: string) => {
+  const r = await fragsync(['runs', '--db', path, '--format', 'json']);
+  expect(r.code, r.stderr).toBe(EXIT.ok);
+  return { rows: JSON.parse(r.stdout) as Record<string, unknown>[], stderr: r.stderr };
+};
 
 describe('fragsync runs', () => {
   it('newest first: when, how long, the cause and its exit code, calls and cents from the ledger', async () => {
@@ -135,6 +163,54 @@ describe('fragsync runs', () => {
       // A Ctrl-C'd run that finished itself keeps its end.
       ['run-next', '2026-03-02 02:00:07', '00:00:08', 'interrupted'],
       ['run-killed', 'unknown: found dead 2026-03-02 02:00:00', null, 'interrupted'],
+    ]);
+  });
+
+  it('a run marked running whose process is gone (SIGKILL: no lock, or a dead pid in it) is shown died, no exit code', async () => {
+    for (const [name, lockFile] of [
+      ['gone-unlocked', null],
+      ['gone-dead-pid', deadHolder('run-marked')],
+    ] as const) {
+      const { rows, stderr } = await rowsOf(await markedRunning(name, lockFile));
+      expect(stderr).toBe('');
+      expect(rows[0]).toMatchObject({
+        run_id: 'run-marked',
+        ended_utc: 'unknown: its process is gone',
+        duration: null,
+        cause: 'died',
+        exit_code: null,
+        calls: 2,
+      });
+      expect(rows[1]).toMatchObject({ run_id: 'run-old', cause: 'completed', exit_code: EXIT.ok });
+    }
+  });
+
+  it("a run whose writer lock is another host's is unknown, said on stderr; no exit code", async () => {
+    const other = { ...deadHolder('run-marked'), host: 'another-host.invalid', pid: 4242 };
+    const { rows, stderr } = await rowsOf(await markedRunning('other-host', other));
+    expect(rows[0]).toMatchObject({
+      run_id: 'run-marked',
+      ended_utc: null,
+      cause: 'unknown',
+      exit_code: null,
+    });
+    expect(stderr).toMatch(
+      /^fragsync runs: run run-marked is marked running; its writer lock names pid 4242 on another-host\.invalid, another host: not checkable from here/,
+    );
+  });
+
+  it('a run the next sync found dead ("died") has no exit code: nobody saw it end, 130 would claim a Ctrl-C', async () => {
+    const path = join(dir.path, 'died.duckdb');
+    const wh = await Warehouse.open(path);
+    await wh.startRun('run-killed', new Date('2026-05-01T02:00:00Z'));
+    await wh.finishRun('run-killed', 'died', new Date('2026-05-02T02:00:00Z'));
+    await wh.startRun('run-next', new Date('2026-05-02T02:00:00Z'));
+    await wh.finishRun('run-next', 'completed', new Date('2026-05-02T02:00:05Z'));
+    await wh.close();
+    const { rows } = await rowsOf(path);
+    expect(rows.map((x) => [x.run_id, x.ended_utc, x.cause, x.exit_code])).toEqual([
+      ['run-next', '2026-05-02 02:00:05', 'completed', EXIT.ok],
+      ['run-killed', 'unknown: found dead 2026-05-02 02:00:00', 'died', null],
     ]);
   });
 

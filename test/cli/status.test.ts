@@ -120,10 +120,29 @@ describe('fragsync status', () => {
         /^latest run\s+run-dead did not finish \(its process ended\): 3 calls, 6 cents$/m,
       );
       expect(r.stdout).toMatch(
-        /^state\s+no run going on; the last run run-dead did not finish \(its process ended; the next sync closes it as interrupted\)$/m,
+        /^state\s+no run going on; the last run run-dead did not finish \(its process ended; the next sync records it as died\)$/m,
       );
       expect(r.stdout).not.toMatch(/^writer /m);
     }
+  });
+
+  it("a run whose writer lock is another host's (a shared disk) is unknown, not running nor ended", async () => {
+    const path = await withRunningRow('other-host', 'run-far');
+    const far = { ...deadHolder('run-far'), host: 'another-host.invalid', pid: 4242 };
+    await writeFile(`${path}.lock`, JSON.stringify(far));
+    const r = await fragsync(['status', '--db', path]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout).toMatch(
+      /^latest run\s+run-far running or not: unknown \(its writer lock names pid 4242 on another-host\.invalid, another host: not checkable from here; --redis reads its lease when it runs on BullMQ\): 3 calls, 6 cents$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^state\s+no run going on; the last run run-far is marked running; whether its process lives is unknown \(/m,
+    );
+    const j = JSON.parse((await fragsync(['status', '--db', path, '--json'])).stdout) as {
+      running: boolean;
+      latestRun: { processEnded: boolean | null; exitCode: number | null };
+    };
+    expect(j.latestRun).toMatchObject({ processEnded: null, exitCode: null });
   });
 
   it('names the sync going on from its writer lock, and says when it waits for the quota reset', async () => {

@@ -65,7 +65,7 @@ describe('governed sync: killed processes', () => {
         dbPath,
         'SELECT status FROM sync_runs ORDER BY started_at',
       );
-      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
+      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('died'), 'completed']);
 
       // Bound (repeatBound): per kill, the calls of the largest jobs, as many as the process
       // runs at once (those in flight); nothing the clean run bought left unbought.

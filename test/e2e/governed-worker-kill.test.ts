@@ -147,7 +147,7 @@ describe('governed sync: killed worker processes', () => {
         dbPath,
         'SELECT status FROM sync_runs ORDER BY started_at',
       );
-      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('interrupted'), 'completed']);
+      expect(runs.map((r) => r.status)).toEqual([...Array(KILLS).fill('died'), 'completed']);
       expectRepeatsWithin(sim, clean, KILLS * repeatBound(sim, jobs), `delays ${delays.join(',')} ms`);
     } finally {
       await sim.close();

@@ -67,7 +67,7 @@ describe('open and plan', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('closes runs left running as interrupted, starts its own, seeds the governor with today', async () => {
+  it('records runs left running as died (with why, no exit code), starts its own, seeds the governor with today', async () => {
     const db = `${dir.path}/w.duckdb`;
     const today = new Date();
     const wh = await Warehouse.open(db);
@@ -96,9 +96,14 @@ describe('open and plan', () => {
         'SELECT run_id, status FROM sync_runs ORDER BY started_at',
       );
       expect(runs).toEqual([
-        { run_id: 'old', status: 'interrupted' },
+        { run_id: 'old', status: 'died' },
         { run_id: run.runId, status: 'running' },
       ]);
+      const [death] = await run.warehouse.query<Record<string, unknown>>(
+        "SELECT found_by, reason, last_call_at IS NOT NULL AS has_last FROM sync_run_deaths WHERE run_id = 'old'",
+      );
+      expect(death).toMatchObject({ found_by: run.runId, has_last: true });
+      expect(death!.reason).toMatch(/ended without closing the run/);
       // 7 of the day's 10 cents were spent: a 2-cent call fits, a second one no longer does.
       expect((await governor.admit('getSimilar')).ok).toBe(true);
       const refused = await governor.admit('getSimilar');

@@ -5,18 +5,24 @@ import { extraRunColumns, runHistorySql } from '../../warehouse/run-history.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 
 import { outputWidth } from '../output/cell.ts';
+import { livenessOf, withLockEvidence } from '../run-liveness.ts';
 import { printer, type Format } from '../output/formats.ts';
 import { write } from '../output/write.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { PIPE_WIDTH } from './query.ts';
 
-/** `fragsync runs`: the latest runs from sync_runs (warehouse/run-history.ts), with exit codes. */
+/**
+ * `fragsync runs`: the latest runs from sync_runs (warehouse/run-history.ts), with exit codes.
+ * A run marked running is shown as it is found (run-liveness.ts): running, died (its process
+ * is gone; the next sync records it so), or unknown (its lock is another host's).
+ */
 
 /**
  * The exit code each cause gave, as SQL (exitCodeOfRun): a completed run that quarantined
- * records gave 8. A run still going (or killed) has none yet. What a run quarantined is the
- * count it finished with (sync_run_quarantined): its quarantine rows move to a later run that
- * receives the same invalid record again. Runs of older versions have no count: their rows.
+ * records gave 8. A run still going, or one that died, has none (no process saw its end).
+ * What a run quarantined is the count it finished with (sync_run_quarantined): its quarantine
+ * rows move to a later run that receives the same invalid record again. Runs of older
+ * versions have no count: their rows.
  */
 function exitCase(): string {
   const whens = Object.entries(EXIT_BY_STATUS)
@@ -26,6 +32,11 @@ function exitCase(): string {
     (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id))`;
   const quarantined = `status = 'completed' AND ${records} > 0`;
   return `CASE WHEN ${quarantined} THEN ${EXIT.quarantined} ELSE CASE status ${whens.join(' ')} END END`;
+}
+
+async function runningIds(wh: Warehouse): Promise<string[]> {
+  const rows = await wh.query<{ run_id: string }>("SELECT run_id FROM sync_runs WHERE status = 'running'");
+  return rows.map((r) => r.run_id);
 }
 
 export async function run(input: CommandInput): Promise<number> {
@@ -38,7 +49,18 @@ export async function run(input: CommandInput): Promise<number> {
   }
   let wh: Warehouse | undefined;
   try {
-    wh = await Warehouse.open(dbPath, { readOnly: true });
+    const { value: open, evidence } = await withLockEvidence(dbPath, async () => {
+      const w = await Warehouse.open(dbPath, { readOnly: true });
+      return { w, ids: await runningIds(w) };
+    });
+    wh = open.w;
+    const running = new Map<string, 'died' | 'unknown'>();
+    for (const id of open.ids) {
+      const l = livenessOf(id, evidence);
+      if (l.state !== 'running') running.set(id, l.state);
+      // Beside the table, not in it: its cause column stays one word for scripts.
+      if (l.state === 'unknown') console.error(`fragsync runs: run ${id} is marked running; ${l.why}`);
+    }
     const extra = await extraRunColumns(wh);
     const out = printer(format, {
       write,
@@ -46,7 +68,7 @@ export async function run(input: CommandInput): Promise<number> {
       width: outputWidth(input.opts.width as number | undefined, process.stdout, process.env, PIPE_WIDTH),
     });
     await wh.streamQuery(
-      runHistorySql({ limit: limit === 0 ? null : limit, extra, exitCase: exitCase() }),
+      runHistorySql({ limit: limit === 0 ? null : limit, extra, exitCase: exitCase(), running }),
       out,
     );
     await out.end();

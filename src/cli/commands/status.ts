@@ -1,9 +1,10 @@
-import { runState, type LatestRun } from '../../warehouse/status.ts';
+import type { LatestRun } from '../../warehouse/status.ts';
 import { describeHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
 import { gatherStatus, type StatusFigures } from '../status-figures.ts';
 import { statusJson } from '../status-json.ts';
 import { configOf, type CommandInput } from '../spec.ts';
+import type { Liveness } from '../run-liveness.ts';
 
 /**
  * `fragsync status`: the quota, the pause, the queues, today's spend and the latest run, read
@@ -81,7 +82,7 @@ function statusRows(s: StatusFigures): [string, string][] {
     out.push(['warehouse', `${s.dbPath} is held by a running sync (${s.warehouseError})`]);
   else if (s.warehouse === 'absent') out.push(['warehouse', `${s.dbPath} does not exist yet`]);
   // Right after the warehouse's rows, now that the lock was read after them.
-  if (f?.run) out.push(latestRunRow(f.run, s.going));
+  if (f?.run) out.push(latestRunRow(f.run, s.liveness));
   // Without Redis the same line, after the warehouse's: the same answer in both modes.
   if (!s.redis) out.push(['state', state]);
   const h = s.holder;
@@ -94,14 +95,25 @@ function statusRows(s: StatusFigures): [string, string][] {
   return out;
 }
 
-/** The latest run's line: `going` says whether a run still marked running has a live process. */
-function latestRunRow(run: LatestRun, going: (runId: string) => boolean): [string, string] {
+/**
+ * A run's status as a person should read it: one still marked running whose process is gone
+ * (SIGKILL, out of memory) did not finish; one whose lock is another host's may or may not.
+ */
+function runState(run: LatestRun, liveness: (runId: string) => Liveness): string {
+  if (run.status !== 'running') return run.status;
+  const l = liveness(run.run_id);
+  if (l.state === 'running') return 'running';
+  return l.state === 'died' ? 'did not finish (its process ended)' : `running or not: unknown (${l.why})`;
+}
+
+/** The latest run's line: `liveness` says whether a run still marked running has a live process. */
+function latestRunRow(run: LatestRun, liveness: (runId: string) => Liveness): [string, string] {
   const quarantined = run.quarantined > 0 ? `, quarantined ${run.quarantined}` : '';
   // Stored, but not in the contract tables: a reader of those alone would miss them.
   const apart = run.stored_apart > 0 ? `, stored apart ${run.stored_apart} (overflow tables)` : '';
   return [
     'latest run',
-    `${run.run_id} ${runState(run, going)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents${quarantined}${apart}`,
+    `${run.run_id} ${runState(run, liveness)}: ${run.calls ?? 0} calls, ${run.cost_cents ?? 0} cents${quarantined}${apart}`,
   ];
 }
 
@@ -121,9 +133,18 @@ function stateOf(s: StatusFigures): string {
       ? 'no run recorded in this warehouse'
       : 'the last run is unknown (the warehouse could not be read)'
     : last.status === 'running'
-      ? `the last run ${last.run_id} did not finish (its process ended; the next sync closes it as interrupted)`
-      : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}${quarantinedBy(last)}`;
+      ? notRunning(last.run_id, s.liveness(last.run_id))
+      : last.status === 'died'
+        ? `the last run ${last.run_id} died (its process ended without closing it; found by the sync of ${last.finished_at})`
+        : `the last run ${last.run_id} ended ${last.status} at ${last.finished_at}${quarantinedBy(last)}`;
   return ['no run going on', ended, pause].filter(Boolean).join('; ');
+}
+
+/** The last run, marked running, with no live process found here. */
+function notRunning(runId: string, l: Liveness): string {
+  return l.state === 'unknown'
+    ? `the last run ${runId} is marked running; whether its process lives is unknown (${l.why})`
+    : `the last run ${runId} did not finish (its process ended; the next sync records it as died)`;
 }
 
 /** What the run could not store, beside how it ended: its exit code said it (8), status says it too. */

@@ -9,7 +9,7 @@ import type { RunIntent, WarehouseHandle } from '../handle.ts';
 import type { LoadResult } from '../loader.ts';
 import type { LoadBatch, ProgressMark } from '../../domain/items.ts';
 import type { SyncState } from '../state-types.ts';
-import type { RunStatus } from '../../domain/run.ts';
+import type { RecordedStatus } from '../../domain/run.ts';
 import type { RunChanges } from '../run-changes.ts';
 import { refuseIfLocked } from '../writer-lock.ts';
 import type { Call, FromThread, ThreadInit, WireError } from './protocol.ts';
@@ -147,7 +147,7 @@ export class ThreadWarehouse implements WarehouseHandle {
 
   finishRun(
     runId: string,
-    status: RunStatus,
+    status: RecordedStatus,
     finishedAt: Date,
     clockOffsetMs?: number | null,
   ): Promise<void> {

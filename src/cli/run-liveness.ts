@@ -1,0 +1,57 @@
+import { hostname } from 'node:os';
+import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
+
+/**
+ * Whether a run still marked 'running' in sync_runs has a live process, for `fragsync runs`
+ * and `fragsync status`. Every sync, on either queue driver, holds the warehouse's writer
+ * lock (`<db>.lock`: its pid and host) from before it opens its row until after it closes
+ * it, so: a lock naming the run on this host is checked by its pid (lockHolder drops a dead
+ * one); no lock naming the run means its process is gone (the lock is beside the warehouse,
+ * whichever host the run is on). A lock naming it from another host (a shared disk) cannot be
+ * checked by pid: the run's lease in Redis (BullMQ, renewed by the live process only) says it
+ * runs; without it the answer is 'unknown'. The lock is read before the
+ * warehouse and again after, so a run that starts or ends meanwhile is not taken for dead.
+ */
+export type Liveness = { state: 'running' } | { state: 'died' } | { state: 'unknown'; why: string };
+
+export interface LivenessEvidence {
+  /** The writer lock's holder read before the warehouse, and after. */
+  before: LockHolder | null;
+  after: LockHolder | null;
+  /** The run holding the queue prefix's lease; undefined when Redis was not read. */
+  lease?: string | null;
+}
+
+export function livenessOf(runId: string, e: LivenessEvidence): Liveness {
+  // Not the lease first: it outlives a SIGKILL by up to 60% of queue.leaseMs, the pid does not.
+  const holders = [e.before, e.after].filter(
+    (h): h is LockHolder => h !== null && (h.runId === runId || h.runId === 'unknown'),
+  );
+  if (holders.length === 0) return { state: 'died' };
+  // A lock being written (no host yet) or one of this host's with its pid alive.
+  if (holders.some((h) => h.host === '' || h.host === hostname())) return { state: 'running' };
+  if (e.lease === runId) return { state: 'running' };
+  const h = holders[0]!;
+  const redis = e.lease === undefined ? '; --redis reads its lease when it runs on BullMQ' : '';
+  return {
+    state: 'unknown',
+    why: `its writer lock names pid ${h.pid} on ${h.host}, another host: not checkable from here${redis}`,
+  };
+}
+
+/** Evidence read around `read` (the warehouse's rows), the lock before and after. */
+export async function withLockEvidence<T>(
+  dbPath: string,
+  read: () => Promise<T>,
+): Promise<{ value: T; evidence: LivenessEvidence }> {
+  const before = lockHolder(dbPath);
+  const value = await read();
+  return { value, evidence: { before, after: lockHolder(dbPath) } };
+}
+
+/** A run's state as one short phrase, for `runs`' cause column and `status`'s latest run. */
+export function livenessText(l: Liveness): string {
+  if (l.state === 'running') return 'running';
+  if (l.state === 'died') return 'died (its process is gone; the next sync records it)';
+  return `unknown (${l.why})`;
+}

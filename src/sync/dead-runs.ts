@@ -1,0 +1,38 @@
+import type { WarehouseHandle } from '../warehouse/handle.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
+import type { LockHolder } from '../warehouse/writer-lock.ts';
+
+/**
+ * Runs left 'running' when a sync opens the warehouse. The opening sync holds the writer
+ * lock, which a live run never lets go of before it closes its row, so every such run's
+ * process is gone: killed (SIGKILL, out of memory), its machine lost, or a write to the
+ * warehouse failed. It is recorded as 'died', not 'interrupted': nobody interrupted it, and
+ * the exit code it gave (137 for a SIGKILL, say) was seen by no process that could record
+ * it, so none is claimed.
+ */
+export async function closeDeadRuns(
+  warehouse: Pick<WarehouseHandle, 'query' | 'finishRun'>,
+  by: { runId: string; started: Date; tookOver: LockHolder | null },
+): Promise<string[]> {
+  const dead = await warehouse.query<{ run_id: string }>(
+    "SELECT run_id FROM sync_runs WHERE status = 'running' ORDER BY started_at",
+  );
+  for (const { run_id: runId } of dead) {
+    await warehouse.query(sqlFile('runs/died.sql'), [
+      runId,
+      by.runId,
+      by.started.toISOString(),
+      deathReason(runId, by.tookOver),
+    ]);
+    // At this run's own start, the same instant: `fragsync runs` shows its end as unknown.
+    await warehouse.finishRun(runId, 'died', by.started);
+  }
+  return dead.map((d) => d.run_id);
+}
+
+/** Why: the process the stale writer lock named, when it was this run's. */
+export function deathReason(runId: string, stale: LockHolder | null): string {
+  const who =
+    stale && stale.runId === runId ? `its process (pid ${stale.pid} on ${stale.host})` : 'its process';
+  return `${who} ended without closing the run (killed: SIGKILL, out of memory; its machine stopped; or a write to the warehouse failed); its exit code was not recorded`;
+}
