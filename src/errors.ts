@@ -84,6 +84,17 @@ export class BudgetExhaustedError extends FragsyncError {
   }
 }
 
+/**
+ * The governor admits nothing more of this run: one of its calls was answered 402 or 401, in
+ * this process or another. Carries that answer's code, so the queue stops the run as it would
+ * on the answer itself (error-policy.ts); this request was not sent.
+ */
+export class RunHaltedError extends FragsyncError {
+  constructor(code: 'PAYMENT_REQUIRED' | 'UNAUTHORIZED', message: string, context: ErrorContext = {}) {
+    super(code, message, { context });
+  }
+}
+
 /** The quota is down to the reserve (or a 429 arrived): nothing may be sent before `resetAt`. */
 export class QuotaPausedError extends FragsyncError {
   readonly resetAt: Date;

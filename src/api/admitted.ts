@@ -3,7 +3,7 @@
  * per process). The part of a call that waits, apart from the loop that sends and ledgers
  * (request.ts).
  */
-import { BudgetExhaustedError, QuotaPausedError } from '../errors.ts';
+import { BudgetExhaustedError, QuotaPausedError, RunHaltedError } from '../errors.ts';
 import type { Admission, AdmissionNow, CallOutcome, CallTicket } from '../domain/calls.ts';
 import { ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 import type { RequestSlots } from './slots.ts';
@@ -60,9 +60,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** The error a refusal other than 'busy' stops the call with. */
 function refusedError(a: Exclude<Admission, { ok: true }>, endpoint: EndpointName): Error {
   const context = { endpoint: ENDPOINTS[endpoint].template, reason: a.reason };
-  return a.reason === 'paused'
-    ? new QuotaPausedError(a.until ?? nextUtcMidnight(new Date()), a.message, context)
-    : new BudgetExhaustedError(a.message, context);
+  switch (a.reason) {
+    case 'paused':
+      return new QuotaPausedError(a.until ?? nextUtcMidnight(new Date()), a.message, context);
+    case 'payment_required':
+      return new RunHaltedError('PAYMENT_REQUIRED', a.message, context);
+    case 'unauthorized':
+      return new RunHaltedError('UNAUTHORIZED', a.message, context);
+    default:
+      return new BudgetExhaustedError(a.message, context);
+  }
 }
 
 /** Ask until admitted; 'busy' only means other calls hold the headroom for a moment. */

@@ -34,7 +34,14 @@ export type RefusalReason =
   /** Admitting would exceed the per-run cent cap. */
   | 'run_budget'
   /** Admitting would exceed the per-day cent cap. */
-  | 'day_budget';
+  | 'day_budget'
+  /**
+   * A call of the run was answered 402 (the balance is spent) or 401 (the key is refused):
+   * none of the run's requests is admitted after it, in any process (error-policy.ts
+   * haltsAtOnce), until the next run.
+   */
+  | 'payment_required'
+  | 'unauthorized';
 
 export type Admission =
   | { ok: true; ticket: CallTicket }
@@ -48,6 +55,16 @@ export interface AdmissionNow {
   admit(endpoint: EndpointName): Admission;
   settle(ticket: CallTicket, outcome: CallOutcome): void;
   release(ticket: CallTicket): void;
+}
+
+/**
+ * The answers after which none of the run's requests may leave, in any process: the service
+ * would refuse each alike (queue/error-policy.ts haltsAtOnce). The client tells its caller the
+ * moment it reads one (CallerDeps.onRunStop), the governor refuses the run's admissions once
+ * one is settled (settle.lua repeats it).
+ */
+export function haltOf(status: number): 'payment_required' | 'unauthorized' | null {
+  return status === 402 ? 'payment_required' : status === 401 ? 'unauthorized' : null;
 }
 
 /** How a call ended, for reconciliation. */

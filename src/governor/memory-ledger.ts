@@ -18,6 +18,8 @@ export class MemoryLedger {
   readonly days = new Map<string, number>();
   private runId = '';
   private readonly runs = new Map<string, { cents: number; calls: number }>();
+  /** Why the current run admits nothing more (a 402 or a 401 was settled), or null. */
+  halted: 'payment_required' | 'unauthorized' | null = null;
 
   constructor(private readonly ticketTtlMs: number) {}
 
@@ -37,6 +39,8 @@ export class MemoryLedger {
     if (id === this.runId) return;
     this.runId = id;
     this.runs.set(id, { cents: 0, calls: 0 });
+    // A stop is the run's own: the next run (after a top-up) is admitted again.
+    this.halted = null;
   }
 
   charge(cents: number, serviceNowMs: number): void {

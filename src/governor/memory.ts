@@ -14,7 +14,13 @@ import {
 } from './policy.ts';
 import { MemoryLedger } from './memory-ledger.ts';
 import type { Governor, GovernorLimits, GovernorStatus } from './types.ts';
-import type { Admission, CallOutcome, CallTicket, RefusalReason } from '../domain/calls.ts';
+import {
+  haltOf,
+  type Admission,
+  type CallOutcome,
+  type CallTicket,
+  type RefusalReason,
+} from '../domain/calls.ts';
 
 export interface MemoryGovernorOptions {
   now?: () => number;
@@ -113,6 +119,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const reserve = reserveFor(limit, limits);
     const cents = books.inFlightCents;
     const runCents = books.run().cents;
+    if (books.halted) return refuse(books.halted, cost, null, runCents);
     if (limits.maxCentsPerRun !== null && runCents + cents + cost > limits.maxCentsPerRun) {
       budgetReached('run_budget', runCents, limits.maxCentsPerRun);
       return refuse('run_budget', cost, null, runCents, limits.maxCentsPerRun);
@@ -158,6 +165,7 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     const serviceNowMs = nowMs + offset();
     // Whether failed calls are billed is unknown: every attempt counts.
     if (books.settled(ticket.id)) books.charge(ticket.costCents, serviceNowMs);
+    books.halted ??= haltOf(outcome.status);
 
     if (rl.limit !== null) limit = rl.limit;
     const reset = rl.resetAt ? rl.resetAt.getTime() : null;

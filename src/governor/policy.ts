@@ -104,6 +104,10 @@ function refusalMessage(f: RefusalFacts, until: Date | null): string {
       return `run budget reached: ${f.spentCents} cents spent this run and ${f.inFlightCents} in flight; a ${f.costCents}-cent call would exceed the cap of ${f.capCents} cents`;
     case 'day_budget':
       return `day budget reached: ${f.spentCents} cents spent today and ${f.inFlightCents} in flight; a ${f.costCents}-cent call would exceed the cap of ${f.capCents} cents (resets ${at})`;
+    case 'payment_required':
+      return 'the run stopped at once: a call of this run was answered 402 (payment required); this request was not sent';
+    case 'unauthorized':
+      return 'the run stopped at once: a call of this run was answered 401 (unauthorized); this request was not sent';
   }
 }
 

@@ -48,7 +48,10 @@ type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 const Strings = z.array(z.string());
 const Admitted = z.tuple([z.literal('ok')]);
 const Refused = z.tuple(
-  [z.literal('refused'), z.enum(['paused', 'busy', 'run_budget', 'day_budget'])],
+  [
+    z.literal('refused'),
+    z.enum(['paused', 'busy', 'run_budget', 'day_budget', 'payment_required', 'unauthorized']),
+  ],
   z.string(),
 );
 

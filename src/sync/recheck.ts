@@ -73,7 +73,8 @@ export class QuotaRecheck {
       const a = await governor.recheck('listAccords', intervalMs);
       if (!a.ok) {
         // 'busy': no pause any more. 'paused': another process checked lately, or one is in
-        // flight: look again when the next one is due. A cent cap: the run is stopping anyway.
+        // flight: look again when the next one is due. A cent cap, or a 402 or a 401 that
+        // halted the run: the run is stopping anyway.
         if (!again) return;
         next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;
         if (a.reason !== 'busy' && a.reason !== 'paused') next = intervalMs;

@@ -8,7 +8,8 @@
 --            quota during a pause (governor/types.ts, recheck): refused 'busy' when no pause is in
 --            force, 'paused' (until the next one is due) while one is in flight or too recent
 -- Returns {'ok'} or {'refused', reason, untilLocalMs|'', spentCents, inFlightCents, capCents|'',
---   inFlight, remaining|'', reserve, pauseStarted '1'|'0'}.
+--   inFlight, remaining|'', reserve, pauseStarted '1'|'0'}; reason 'payment_required' or
+--   'unauthorized' once the run is halted (the run key's 'halted' field, lib.lua).
 local cost = tonumber(ARGV[4])
 local ticket_id = ARGV[5]
 local ttl_ms = tonumber(ARGV[6])
@@ -31,7 +32,11 @@ local function refuse(reason, until_ms, spent, cap, started)
     str(S.remaining), str(reserve), started and '1' or '0' }
 end
 
-local run_cents = tonumber(redis.call('HGET', run_key(), 'cents') or '0')
+local run = redis.call('HMGET', run_key(), 'cents', 'halted')
+local run_cents = tonumber(run[1] or '0')
+-- A 402 or a 401 settled in this run (settle.lua): none of its requests leaves any more, in
+-- any process; checked here, in the round trip every request makes anyway.
+if run[2] then return refuse(run[2], nil, run_cents, nil, false) end
 if max_run ~= nil and run_cents + cents + cost > max_run then
   return refuse('run_budget', nil, run_cents, max_run, false)
 end

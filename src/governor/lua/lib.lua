@@ -10,7 +10,8 @@
 --   KEYS[4] <prefix>:gov:expired  zset: tickets charged at expiry (service ms), kept one day so
 --                                 a late settle does not charge them twice
 --   ARGV[1] prefix (the day and run keys are derived from it: <prefix>:gov:day:<YYYY-MM-DD>,
---           <prefix>:gov:run:<runId>)
+--           <prefix>:gov:run:<runId>, a hash: cents, calls, and halted ('payment_required' or
+--           'unauthorized' once a call of the run was answered 402 or 401: settle.lua, admit.lua))
 --   ARGV[2] now, the caller's local epoch ms (passed from JS so tests control it; never redis TIME)
 --   ARGV[3] the caller's own clock offset (service - local ms), '' until it has measured one:
 --           processes on different hosts have different clocks, so each converts with its own

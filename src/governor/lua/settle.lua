@@ -6,7 +6,8 @@
 --   ARGV[11] reserveCalls   ARGV[12] reservePercent   ARGV[13] jitter (ms) if a pause begins
 -- Rules: remaining is the lowest value seen in the window named by its reset; a later reset
 -- starts a new window; a response from a window already over is ignored. A 429 or remaining at
--- the reserve pauses everyone until the reset (60 s when no reset is known).
+-- the reserve pauses everyone until the reset (60 s when no reset is known). A 402 or a 401
+-- halts the current run: the run key's 'halted' field (lib.lua).
 -- Returns {pauseStarted '1'|'0'|'ended' (a recheck ended it), pauseEndLocalMs|'', remaining|'',
 --   limit|''}.
 local ticket_id = ARGV[4]
@@ -37,6 +38,13 @@ redis.call('ZREM', KEYS[2], ticket_id)
 local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ticket_id) == 1
 -- Whether failed calls are billed is unknown: every attempt counts.
 if not charged_at_expiry then charge(cost, service_now) end
+-- A 402 or a 401 halts the run in every process (policy.ts haltOf): admit.lua refuses its
+-- requests from now on. In the run's own key, so the next run (after a top-up) starts clear.
+if status == 402 or status == 401 then
+  local rk = run_key()
+  redis.call('HSETNX', rk, 'halted', status == 402 and 'payment_required' or 'unauthorized')
+  redis.call('PEXPIRE', rk, RUN_KEY_TTL_MS)
+end
 
 if limit ~= nil then S.limit = limit end
 -- A recheck answered (see admit.lua): its remaining is news (the quota may have been raised),
