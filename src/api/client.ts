@@ -83,14 +83,22 @@ export class FragranceClient {
    * promise of the process, a few percent of the fetching thread.) With `onSent`, the
    * attempt's requests are also announced as they leave (a worker's spool, queue/spool.ts).
    * Once `halt` is aborted, the view sends nothing more; requests on the wire finish.
+   * `onRunStop` hears of an answer 402 or 401 the moment it is read (CallerDeps.onRunStop).
    */
   withCalls(
     onCall: (call: ApiCallItem) => void,
     onSent?: (call: SentCall) => void,
     halt?: AbortSignal,
+    onRunStop?: CallerDeps['onRunStop'],
   ): FragranceClient {
     return new FragranceClient({
-      view: { ...this.deps, onCall, ...(onSent ? { onSent } : {}), ...(halt ? { halt } : {}) },
+      view: {
+        ...this.deps,
+        onCall,
+        ...(onSent ? { onSent } : {}),
+        ...(halt ? { halt } : {}),
+        ...(onRunStop ? { onRunStop } : {}),
+      },
     });
   }
 

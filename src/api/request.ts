@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
   NEVER_ABORTED,
+  haltOf,
   untilHalted,
   type ApiCallItem,
   type RateLimitInfo,
@@ -48,6 +49,12 @@ export interface CallerDeps extends AdmissionDeps {
    * service's count unknowable). A worker whose run lost its lease stops its jobs this way.
    */
   halt?: AbortSignal;
+  /**
+   * Told the moment an answer 402 or 401 is read (domain/calls.ts haltOf), before its slot
+   * goes to the next request: a request that holds a ticket already and waits for a slot
+   * would leave, and be refused alike, if the halt came only with the job's end.
+   */
+  onRunStop?: (reason: 'payment_required' | 'unauthorized') => void;
   logger?: Logger;
   maxRetries: number;
   retryBaseMs: number;
@@ -130,6 +137,8 @@ export async function performCall<T>(
       } finally {
         meter?.wireChange(-1);
       }
+      const stop = deps.onRunStop && 'status' in r ? haltOf(r.status) : null;
+      if (stop) deps.onRunStop!(stop);
     } finally {
       release?.();
     }

@@ -19,6 +19,8 @@ export interface ExecuteDeps {
    * finish: the run stops at once (in-process driver), or a worker's run lost its lease.
    */
   halt?: AbortSignal;
+  /** Told the moment one of the attempt's requests is answered 402 or 401 (a worker's haltRun). */
+  onRunStop?: () => void;
 }
 
 export interface Execution {
@@ -54,6 +56,7 @@ export async function execute(
       },
       spool && ((call) => spool.sent(job.runId, call)),
       deps.halt,
+      deps.onRunStop,
     ),
     settings: deps.settings,
     signal,

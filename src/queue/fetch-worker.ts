@@ -147,8 +147,12 @@ export async function startFetchWorker(opts: FetchWorkerOptions): Promise<{
     const attempt = (data.attempt ?? 0) + 1;
     processed++;
     const lost = lease.track(job.id ?? '', data.runId);
+    // An answer 402 or 401 here halts the run's other jobs in hand at once, not at this job's
+    // end: this one ends of itself and reports the stop (every process learns it sooner from
+    // the governor, which refuses the run's admissions once the answer is settled).
+    const onRunStop = () => lease.haltRun(data.runId, job.id ?? '');
     const { outcome, action, next } = await execute(
-      { ...ctx.deps, spool, halt: lost.signal },
+      { ...ctx.deps, spool, halt: lost.signal, onRunStop },
       data,
       attempt,
       signal ?? new AbortController().signal,

@@ -186,10 +186,16 @@ export class LeaseWatch {
    * a 401): the run's jobs in hand in this process send nothing more, and none it still
    * takes before the run's sync pauses the queue sends anything. Requests on the wire are
    * answered and ledgered; the jobs wait as after a lapsed lease, and the next run plans them.
+   * `except`, the job that read the answer, is not halted: it ends of itself and reports the
+   * stop (a halted one would report only 'requeued', and the sync would not learn of it).
+   * Only the first call halts: a second job reading a 402 at the same moment must not halt
+   * the first one's (each halting the other, neither would report the stop).
    */
-  haltRun(runId: string): void {
+  haltRun(runId: string, except?: string): void {
+    if (this.stopped.has(runId)) return;
     this.stopped.add(runId);
-    for (const job of this.inHand.values()) if (job.runId === runId) job.halt.halt(STOPPED);
+    for (const [jobId, job] of this.inHand)
+      if (job.runId === runId && jobId !== except) job.halt.halt(STOPPED);
   }
 
   untrack(jobId: string): void {

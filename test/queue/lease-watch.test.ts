@@ -47,6 +47,22 @@ describe('LeaseWatch', () => {
     expect(await w.holderFor('none')).toBe(null);
   });
 
+  test('a run halted at once spares the job that read the 402, once: two jobs reading one each do not halt each other', async () => {
+    await redis.set(leaseKey(prefix), 'run-a', 'PX', 60_000);
+    const w = watch();
+    expect(await w.holderFor('run-a')).toBe('run-a');
+    const reader = w.track('job-1', 'run-a');
+    const second = w.track('job-2', 'run-a');
+    const other = w.track('job-3', 'run-a');
+    w.haltRun('run-a', 'job-1');
+    expect([reader, second, other].map((h) => h.signal.aborted)).toEqual([false, true, true]);
+    // job-2 read a 402 of its own a moment later: job-1 still ends of itself and reports the stop.
+    w.haltRun('run-a', 'job-2');
+    expect(reader.signal.aborted).toBe(false);
+    // A job of the run taken later sends nothing.
+    expect(w.track('job-4', 'run-a').signal.aborted).toBe(true);
+  });
+
   test('never seen held: no run', async () => {
     expect(await watch().holderFor('run-a')).toBe(null);
   });
