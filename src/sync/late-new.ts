@@ -1,5 +1,6 @@
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
+import { CYCLE_END, withCycle } from '../warehouse/run-sql.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
 import { serviceClock } from '../warehouse/service-clock.ts';
 import { utcDay } from '../governor/policy.ts';
@@ -16,7 +17,7 @@ import { utcDay } from '../governor/policy.ts';
  */
 export async function lateNew(warehouse: WarehouseHandle, state: SyncState): Promise<string[]> {
   const [cycle] = await warehouse.query<{ firstDay: string | null; completedAt: string | null }>(
-    sqlFile('runs/last-cycle.sql'),
+    withCycle(CYCLE_END.LAST_DONE, sqlFile('runs/last-cycle.sql')),
   );
   const { firstDay, completedAt } = cycle ?? {};
   if (!firstDay || !completedAt) return [];

@@ -4,6 +4,7 @@ import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { OVERFLOW_IN_RUN_SQL } from '../warehouse/overflow-rows.ts';
+import { CYCLE_END, withCycle } from '../warehouse/run-sql.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
 
 /*
@@ -166,7 +167,7 @@ export function failedStatusText(failed: FailedStatus[]): string {
  */
 export async function cycleRuns(wh: WarehouseHandle, runId: string) {
   const [r] = await wh.query<{ n: number; first: string | null; last: string | null }>(
-    sqlFile('runs/cycle-before.sql'),
+    withCycle(CYCLE_END.AT_RUN, sqlFile('runs/cycle-before.sql')),
     [runId],
   );
   const first = r?.first ?? '';

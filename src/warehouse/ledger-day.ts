@@ -1,4 +1,5 @@
 import { serviceClock, serviceDay } from './service-clock.ts';
+import { withServiceCalls } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import { readClocks } from './sync-state.ts';
 
@@ -13,13 +14,10 @@ interface Reader {
   query: Query;
 }
 
-/** api_calls with each call's time on the service's clock, as the CTE `calls`. */
-const withCalls = (body: string) => `WITH calls AS (${sqlFile('runs/service-calls.sql')})\n${body}`;
-
 /** Calls and cents of one service day (YYYY-MM-DD), all runs. */
 export async function spendOnServiceDay(wh: Reader, day: string): Promise<{ calls: number; cents: number }> {
   const [row] = await wh.query<{ calls: number; cents: number }>(
-    withCalls(sqlFile('runs/spend-on-day.sql')),
+    withServiceCalls(sqlFile('runs/spend-on-day.sql')),
     [day],
   );
   return { calls: Number(row?.calls ?? 0), cents: Number(row?.cents ?? 0) };
@@ -54,7 +52,7 @@ export interface LedgerQuota {
 /** The quota as the ledger last saw it, on the service's day; null when no call carried one. */
 export async function ledgerQuota(wh: Reader): Promise<LedgerQuota | null> {
   const [row] = await wh.query<{ remaining: number; sent: string; day: string; offset_ms: number }>(
-    withCalls(sqlFile('runs/quota-on-service-day.sql')),
+    withServiceCalls(sqlFile('runs/quota-on-service-day.sql')),
   );
   if (!row) return null;
   const nextDay = Date.parse(`${row.day}T00:00:00Z`) + 86_400_000;

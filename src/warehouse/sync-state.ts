@@ -1,5 +1,6 @@
 import type { Db } from './db.ts';
 import { STORED_BY } from './quarantine.ts';
+import { CYCLE_END, withCycle } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import {
   FETCHED_COLUMN,
@@ -20,7 +21,7 @@ type ItemRow = Record<string, string | boolean | null>;
 /** Reads what the planner needs to continue a cycle; timestamps are ISO strings (UTC). */
 export async function readSyncState(db: Db): Promise<SyncState> {
   const [cycle] = await db.all<{ last_completed_run: string | null; cycle_start: string | null }>(
-    sqlFile('sync-state.sql'),
+    withCycle(CYCLE_END.OPEN, sqlFile('sync-state.sql'), false),
   );
   const itemRows = await db.all<ItemRow>(
     `SELECT entity, key, ${ISO('first_seen')} AS first_seen, ${ISO('last_changed')} AS last_changed, removed,

@@ -1,0 +1,6 @@
+-- The full runs, as the CTE `full_runs` (src/warehouse/run-sql.ts). Nightly runs are not part
+-- of a cycle (their due work comes from the freshness policy); runs of older versions (no
+-- sync_run_modes row) were all full.
+SELECT r.run_id, r.started_at, r.finished_at, r.status
+FROM sync_runs r LEFT JOIN sync_run_modes m USING (run_id)
+WHERE coalesce(m.mode, 'full') = 'full'

@@ -1,0 +1,40 @@
+import { sqlFile } from './sql-files.ts';
+
+/*
+ * The statements about runs share two definitions, each in one file, put in front of them
+ * here as CTEs: `calls` (every ledger row with its time on the service's clock, by the one
+ * rule of src/warehouse/service-clock.ts: sql/runs/service-calls.sql) and `full_runs` and
+ * `cycle_runs` (the cycle rule: sql/runs/full-runs.sql, sql/runs/cycle-runs.sql). Before, the
+ * per-day figures took the latest run's offset for a call and the cycle's service days the
+ * call's own run's (leaving out a run killed before it recorded one), and the cycle's runs
+ * were worked out three times.
+ */
+
+const calls = () => `calls AS (${sqlFile('runs/service-calls.sql')})`;
+
+/** `body` (one SELECT, no WITH of its own) with the CTE `calls`. */
+export function withServiceCalls(body: string): string {
+  return `WITH ${calls()}\n${body}`;
+}
+
+/**
+ * Where a cycle ends, as `cycle_end(upto)`: a SELECT of one time, which may read `full_runs`.
+ * OPEN: the cycle going on now; AT_RUN: the cycle of the run bound as $1, up to its start;
+ * LAST_DONE: the last cycle a full run completed.
+ */
+export const CYCLE_END = {
+  OPEN: `SELECT 'infinity'::TIMESTAMPTZ AS upto`,
+  AT_RUN: 'SELECT started_at AS upto FROM sync_runs WHERE run_id = $1',
+  LAST_DONE: `SELECT max(started_at) AS upto FROM full_runs WHERE status = 'completed'`,
+} as const;
+
+/** `body` (one SELECT, no WITH of its own) with `full_runs`, `cycle_end`, `cycle_runs` and, if asked, `calls`. */
+export function withCycle(end: string, body: string, withCalls = true): string {
+  const ctes = [
+    `full_runs AS (${sqlFile('runs/full-runs.sql')})`,
+    `cycle_end AS (${end})`,
+    `cycle_runs AS (${sqlFile('runs/cycle-runs.sql')})`,
+    ...(withCalls ? [calls()] : []),
+  ];
+  return `WITH ${ctes.join(',\n')}\n${body}`;
+}

@@ -1,0 +1,84 @@
+import { afterEach, expect, test } from 'vitest';
+import { lateNew } from '../../src/sync/late-new.ts';
+import { cycleRuns } from '../../src/sync/summary-figures.ts';
+import { spendOnServiceDay } from '../../src/warehouse/ledger-day.ts';
+import { CYCLE_END, withCycle } from '../../src/warehouse/run-sql.ts';
+import { sqlFile } from '../../src/warehouse/sql-files.ts';
+import type { Warehouse } from '../../src/warehouse/warehouse.ts';
+import { freshWarehouse } from './fixtures.ts';
+
+/**
+ * One rule places a ledger row on the service's clock (src/warehouse/service-clock.ts): its
+ * time plus the offset of the latest run started at or before it, as the per-day spend reads
+ * it. The cycle's service days (summary, sql/runs/cycle-before.sql) and the last cycle's first
+ * day (late-new.ts, sql/runs/last-cycle.sql) took the call's own run's offset instead, and
+ * left out the calls of a run killed before it recorded one: here that run's answered call is
+ * the cycle's first, on a service day the per-day spend counts it on and they did not.
+ */
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+const H3 = 3 * 3_600_000;
+
+/**
+ * P completed the cycle before (offset +3 h); K, full, was killed before it recorded an
+ * offset, after one answered call at 22:00 on Jan 1 (Jan 2 01:00 on the service's clock, by
+ * P's offset); C completed the cycle on Jan 3 (offset +3 h).
+ */
+async function killedRunInCycle(): Promise<Warehouse> {
+  const fresh = await freshWarehouse();
+  cleanup = fresh.cleanup;
+  const { wh } = fresh;
+  const run = async (id: string, start: string, end: string, status: string, offsetMs: number | null) => {
+    await wh.query('INSERT INTO sync_runs VALUES ($1, $2::TIMESTAMPTZ, $3::TIMESTAMPTZ, $4, 1, 1)', [
+      id,
+      start,
+      end,
+      status,
+    ]);
+    await wh.query("INSERT INTO sync_run_modes VALUES ($1, 'full')", [id]);
+    if (offsetMs !== null)
+      await wh.query('INSERT INTO sync_run_clocks VALUES ($1, $2, $3::TIMESTAMPTZ)', [id, offsetMs, end]);
+  };
+  const call = (id: string, at: string) =>
+    wh.query(
+      "INSERT INTO api_calls VALUES ($1, $2::TIMESTAMPTZ, 'GET', '/v1/fragrances', 200, 1, 100, $3, now())",
+      [id, at, `${id}-${at}`],
+    );
+  await run('P', '2025-12-30T10:00:00Z', '2025-12-30T11:00:00Z', 'completed', H3);
+  await call('P', '2025-12-30T10:10:00Z');
+  await run('K', '2026-01-01T20:00:00Z', '2026-01-01T22:30:00Z', 'died', null);
+  await call('K', '2026-01-01T22:00:00Z');
+  await run('C', '2026-01-03T10:00:00Z', '2026-01-03T11:00:00Z', 'completed', H3);
+  await call('C', '2026-01-03T10:05:00Z');
+  return wh;
+}
+
+test("a killed run's answered call is on the service day the per-day spend counts it on, in the cycle's days", async () => {
+  const wh = await killedRunInCycle();
+  expect(await spendOnServiceDay(wh, '2026-01-02')).toEqual({ calls: 1, cents: 1 });
+  expect(await spendOnServiceDay(wh, '2026-01-01')).toEqual({ calls: 0, cents: 0 });
+  // Before: the killed run's call was left out, and the cycle read on Jan 3 alone (days null).
+  expect(await cycleRuns(wh, 'C')).toEqual({
+    earlier: 1,
+    days: { count: 2, first: '2026-01-02', last: '2026-01-03' },
+  });
+});
+
+test("the last cycle's first day is that call's service day too; a full run after it opens the next cycle", async () => {
+  const wh = await killedRunInCycle();
+  // The statement late-new.ts reads (its result is fragrances, none here).
+  const [cycle] = await wh.query<{ firstDay: string; completedAt: string }>(
+    withCycle(CYCLE_END.LAST_DONE, sqlFile('runs/last-cycle.sql')),
+  );
+  expect(cycle).toEqual({ firstDay: '2026-01-02', completedAt: '2026-01-03T11:00:00.000Z' });
+  const state = await wh.syncState();
+  expect([state.cycleStart, state.lastCompletedRun]).toEqual([null, 'C']);
+  expect(await lateNew(wh, state)).toEqual([]);
+  await wh.query("INSERT INTO sync_runs VALUES ('D', '2026-01-04T08:00:00Z', NULL, 'running', 0, 0)");
+  const open = await wh.syncState();
+  expect([open.cycleStart, open.lastCompletedRun]).toEqual(['2026-01-04T08:00:00.000Z', 'C']);
+});
