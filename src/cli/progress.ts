@@ -37,9 +37,10 @@ export function progressReporter(
 /**
  * phase | calls done of planned | cents of budget | quota left | ETA (the pause in force, then
  * the calls left at the rate seen outside pauses). Planned calls are those made plus the jobs
- * still owed at the calls per job seen so far (a review job reads several pages), or, in a
- * full run once the fragrance list's page 1 is read, the estimate from its total when larger
- * (sync/call-estimate.ts): the jobs alone grow until the walks end.
+ * still owed at the calls per job seen so far (a review job reads several pages), or the run's
+ * estimate when larger: a full run's from the fragrance list's total once its page 1 is read
+ * (sync/call-estimate.ts), a nightly's from its plan (sync/nightly-estimate.ts). The jobs
+ * alone grow until the walks end, and in a nightly until the gate lets the refreshes out.
  */
 export function formatTick(t: SyncTick): string {
   return tickParts(t).join(' | ');
@@ -62,7 +63,7 @@ function tickParts(t: SyncTick): string[] {
   const pauseLeftMs = t.pausedUntil ? Math.max(0, t.pausedUntil.getTime() - Date.now()) : 0;
   const left = Math.max(0, t.jobsScheduled - t.jobsDone);
   const byJobs = t.jobsDone > 0 ? Math.round(t.calls + (left * t.calls) / t.jobsDone) : null;
-  // A full run's list total says early what the jobs scheduled so far cannot (call-estimate.ts).
+  // The run's estimate says early what the jobs scheduled so far cannot (call-estimate.ts).
   const planned = byJobs === null ? null : Math.max(byJobs, t.expectedCalls ?? 0);
   const calls = planned !== null ? `calls ${t.calls} of ~${planned}` : `calls ${t.calls}`;
   // The calls left at the calls per second seen outside pauses (by jobs alone: jobs left / rate).

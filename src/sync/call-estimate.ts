@@ -3,6 +3,8 @@ import type { Config } from '../config/index.ts';
 import { datasetsOf } from '../plan/priority.ts';
 import type { Dataset } from '../domain/entities.ts';
 import type { SyncMode } from '../plan/freshness.ts';
+import type { SyncState } from '../warehouse/state-types.ts';
+import { NightlyEstimate, type RunEstimate } from './nightly-estimate.ts';
 
 /**
  * The calls a full run will make, as soon as the fragrance list's first page tells the
@@ -16,10 +18,10 @@ import type { SyncMode } from '../plan/freshness.ts';
  * rest once they are scheduled); brands, perfumers and notes come on top and are counted by
  * the jobs, so the progress line shows the larger of the two.
  *
- * A nightly knows its work from the warehouse and the walks' signals, and the `calls`
- * objective buys some of these datasets together (one enrich call): neither is estimated.
+ * A nightly's estimate is its plan (nightly-estimate.ts). The `calls` objective buys some of
+ * a full run's datasets together (one enrich call): not estimated here.
  */
-export class CallEstimate {
+export class CallEstimate implements RunEstimate {
   private listTotal: number | null;
   /** Per fragrance dataset wanted: fragrances this cycle read it for. */
   private readonly read = new Map<string, number>();
@@ -50,6 +52,9 @@ export class CallEstimate {
     }
   }
 
+  /** A full run judges no ages: its offset changes nothing. */
+  clock(): void {}
+
   /** The calls the run is expected to make in all, from the list's total; null before it is known. */
   total(callsMade: number): number | null {
     if (!this.active || this.listTotal === null || this.read.size === 0) return null;
@@ -64,10 +69,18 @@ interface Start {
   startingPoint(datasets: readonly Dataset[]): ConstructorParameters<typeof CallEstimate>[1];
 }
 
-/** The estimate of a run: full runs under the `cents` objective only (see CallEstimate). */
-export function callEstimate(config: Config, mode: SyncMode, frontier: Start): CallEstimate {
+/**
+ * The estimate of a run: a nightly's from its plan (NightlyEstimate), a full run's from the
+ * list's total under the `cents` objective (CallEstimate).
+ */
+export function callEstimate(
+  config: Config,
+  run: { mode: SyncMode; state: SyncState; started: Date },
+  frontier: Start,
+): RunEstimate {
+  if (run.mode === 'nightly') return new NightlyEstimate(run.state, config, run.started);
   const wanted = datasetsOf(config.datasets, 'fragrance');
-  const active = mode !== 'nightly' && config.objective === 'cents';
+  const active = config.objective === 'cents';
   return new CallEstimate(
     wanted,
     active ? frontier.startingPoint(wanted) : { read: {}, listTotal: null },

@@ -5,7 +5,8 @@ import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
 import { haltsAtOnce } from '../queue/error-policy.ts';
 import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
-import { callEstimate, type CallEstimate } from './call-estimate.ts';
+import { callEstimate } from './call-estimate.ts';
+import type { RunEstimate } from './nightly-estimate.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
@@ -40,7 +41,7 @@ export class FetchStage {
   private readonly signals: SimilarSignals;
   private readonly gate: Gate;
   private readonly admission: Admission;
-  private readonly estimate: CallEstimate;
+  private readonly estimate: RunEstimate;
   private governor: Governor | undefined;
   /** The service's clock minus this machine's, as this run's responses told the governor. */
   private clockOffsetMs = 0;
@@ -67,7 +68,7 @@ export class FetchStage {
       () => this.retime(),
     );
     this.admission = new Admission(run.runId, config.queue.windowJobs);
-    this.estimate = callEstimate(config, run.mode, frontier);
+    this.estimate = callEstimate(config, run, frontier);
   }
 
   /**
@@ -220,12 +221,15 @@ export class FetchStage {
       await this.load.durable();
       return;
     }
+    const wasAnswered = this.answered;
     for (const c of o.calls) {
       this.calls++;
       this.cents += c.costCents;
       if (c.quotaRemaining !== null) this.lastRemaining = c.quotaRemaining;
       if (c.status > 0) this.answered = true;
     }
+    // The first answer tells the service's clock: a nightly's estimate is priced on it.
+    if (!wasAnswered && this.answered) this.estimate.clock(await this.firstOffset());
     if (o.job.runId === this.run.runId) await this.submit(await this.rewalk.answered(o.calls, this.governor));
     if (o.type === 'done') await this.done(o);
     else {
@@ -288,6 +292,12 @@ export class FetchStage {
     if (Math.abs(this.clockOffsetMs) >= 60_000)
       this.run.log.info({ clockOffsetMs: this.clockOffsetMs }, "due refreshes judged on the service's clock");
     return this.frontier.retime(nightlyRule(this.config.freshness, start, this.frontier.clock), start);
+  }
+
+  /** The offset the first answer showed; without a governor, the one the last run recorded. */
+  private async firstOffset(): Promise<number> {
+    const seen = await this.governor?.status().catch(() => null);
+    return seen?.clockOffsetMs ?? this.frontier.clock.lastOffsetMs ?? 0;
   }
 
   /** The service's clock offset as the run ends, kept with the run; null: nothing was answered. */

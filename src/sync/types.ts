@@ -52,7 +52,10 @@ export interface SyncTick {
   jobsDone: number;
   jobsScheduled: number;
   calls: number;
-  /** A full run's calls in all, from the fragrance list's total (sync/call-estimate.ts); null until known. */
+  /**
+   * The run's calls in all: a full run's from the fragrance list's total (call-estimate.ts), a
+   * nightly's from its plan (nightly-estimate.ts); null until known.
+   */
   expectedCalls: number | null;
   cents: number;
   maxCents: number | null;
