@@ -7,6 +7,7 @@ import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
 import { callEstimate } from './call-estimate.ts';
 import type { RunEstimate } from './nightly-estimate.ts';
+import { governorOffset } from './governor-offset.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
@@ -147,7 +148,7 @@ export class FetchStage {
         await driver.idle();
       }
       if (!this.result.writeFailure) this.load.add([], this.signals.settle()); // guesses left: owed
-      this.result.clockOffsetMs = await this.endClock();
+      this.result.clockOffsetMs = this.answered ? await governorOffset(this.governor) : null; // kept with the run
     } finally {
       this.result.notAdmitted = this.admission.waiting;
       clearInterval(ticker);
@@ -229,7 +230,7 @@ export class FetchStage {
       if (c.status > 0) this.answered = true;
     }
     // The first answer tells the service's clock: a nightly's estimate is priced on it.
-    if (!wasAnswered && this.answered) this.estimate.clock(await this.firstOffset());
+    if (!wasAnswered && this.answered) this.estimate.clock(await governorOffset(this.governor));
     if (o.job.runId === this.run.runId) await this.submit(await this.rewalk.answered(o.calls, this.governor));
     if (o.type === 'done') await this.done(o);
     else {
@@ -292,18 +293,6 @@ export class FetchStage {
     if (Math.abs(this.clockOffsetMs) >= 60_000)
       this.run.log.info({ clockOffsetMs: this.clockOffsetMs }, "due refreshes judged on the service's clock");
     return this.frontier.retime(nightlyRule(this.config.freshness, start, this.frontier.clock), start);
-  }
-
-  /** The offset the first answer showed; without a governor, the one the last run recorded. */
-  private async firstOffset(): Promise<number> {
-    const seen = await this.governor?.status().catch(() => null);
-    return seen?.clockOffsetMs ?? this.frontier.clock.lastOffsetMs ?? 0;
-  }
-
-  /** The service's clock offset as the run ends, kept with the run; null: nothing was answered. */
-  private async endClock(): Promise<number | null> {
-    if (!this.governor || !this.answered) return null;
-    return (await this.governor.status().catch(() => null))?.clockOffsetMs ?? null;
   }
 
   /**

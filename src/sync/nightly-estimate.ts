@@ -2,6 +2,7 @@ import type { JobMark } from '../../jobs/types.ts';
 import type { Config } from '../config/index.ts';
 import { costOf, fragranceCalls, fragranceDataWanted, fullNeed } from '../plan/cost-model.ts';
 import { owedWork } from '../plan/owed.ts';
+import { serviceClock } from '../warehouse/service-clock.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 
 /** What the progress line asks of a run's estimate (call-estimate.ts builds one per mode). */
@@ -10,8 +11,8 @@ export interface RunEstimate {
   observe(marks: readonly JobMark[]): void;
   /** The calls the run is expected to make in all; null while unknown. */
   total(callsMade: number): number | null;
-  /** The service's clock offset the run's first answer showed (a nightly judges ages on it). */
-  clock(offsetMs: number): void;
+  /** The service's clock offset the run's first answer showed (a nightly judges ages on it); null: unknown. */
+  clock(offsetMs: number | null): void;
 }
 
 /**
@@ -45,9 +46,11 @@ export class NightlyEstimate implements RunEstimate {
       : 0;
   }
 
-  clock(offsetMs: number): void {
+  /** Without a governor's figure, the offset the last run recorded. */
+  clock(offsetMs: number | null): void {
     if (this.planned !== null) return;
-    const now = new Date(this.started.getTime() + offsetMs);
+    const offset = offsetMs ?? serviceClock(this.state.clocks).lastOffsetMs ?? 0;
+    const now = new Date(this.started.getTime() + offset);
     this.planned = costOf(owedWork(this.state, this.config, now).counts).calls;
   }
 

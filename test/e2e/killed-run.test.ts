@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
+import { DRIVER_MODES } from '../helpers/drivers.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { governedFiles, queryWarehouse } from '../helpers/governed.ts';
 import { spawnSync } from '../helpers/sync-process.ts';
@@ -25,10 +26,7 @@ interface RunRow {
   exit_code: number | null;
 }
 
-describe.each([
-  ['in-process driver', false],
-  ['BullMQ driver', true],
-])('a sync killed with SIGKILL (%s)', (_name, bullmq) => {
+describe.each(DRIVER_MODES)('a sync killed with SIGKILL (%s)', (_name, bullmq) => {
   it('is shown died, not running, then recorded died with no exit code by the next sync', async () => {
     const sim = await startSimulator({ fragrances: 40, seed: 7 });
     // Answers take 25 ms, so the kill lands while work is left.

@@ -51,3 +51,12 @@ export const bullmq: Driver = {
     }
   },
 };
+
+/**
+ * `describe.each` rows of a test that starts its own syncs on each driver: the driver's name,
+ * and whether it runs on BullMQ (the test's own Redis prefix) rather than in process.
+ */
+export const DRIVER_MODES: [string, boolean][] = [
+  ['in-process driver', false],
+  ['BullMQ driver', true],
+];

@@ -4,6 +4,7 @@ import { formatTick } from '../../src/cli/progress.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { CallEstimate } from '../../src/sync/call-estimate.ts';
 import type { SyncTick } from '../../src/sync/types.ts';
+import { DRIVER_MODES } from '../helpers/drivers.ts';
 import { runTestSync } from '../helpers/sync.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix } from '../helpers/worker-process.ts';
@@ -88,10 +89,7 @@ const shown = (t: SyncTick): number | null => {
   return m ? Number(m[1]) : null;
 };
 
-describe.each([
-  ['in-process driver', false],
-  ['BullMQ driver', true],
-])('the progress estimate of a real nightly (%s)', (_name, bullmq) => {
+describe.each(DRIVER_MODES)('the progress estimate of a real nightly (%s)', (_name, bullmq) => {
   // A nightly after a day on the simulator's clock (advance-day: its default change model, a
   // few new and removed fragrances, reformulations). Within 15% from the first tick: what the
   // plan cannot price is what today's signals owe (similar lists a release or a reformulation
