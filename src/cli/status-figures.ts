@@ -13,7 +13,7 @@ import { checkCreatableDir } from '../util/writable-dir.ts';
 import { warehouseStatus, type WarehouseFigures } from '../warehouse/status.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
-import { livenessOf, type Liveness } from './run-liveness.ts';
+import { livenessOf, type Liveness } from '../warehouse/run-liveness.ts';
 
 /**
  * What `fragsync status` shows, read once: the text (commands/status.ts) and --json

@@ -82,7 +82,7 @@ export function overviewSource(opts: {
     let wh: Warehouse | undefined;
     try {
       wh = await Warehouse.open(dbPath, { readOnly: true });
-      lastFigures = { figures: await readWarehouseFigures(wh, new Date(now)), at: now };
+      lastFigures = { figures: await readWarehouseFigures(wh, new Date(now), dbPath), at: now };
       return { path: dbPath, state: 'ok', message: null, readAt: now, figures: lastFigures.figures };
     } catch (err) {
       const held = (err as { code?: string }).code === 'WAREHOUSE_LOCKED';

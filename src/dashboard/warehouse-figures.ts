@@ -1,6 +1,7 @@
 import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { ledgerToday } from '../warehouse/ledger-day.ts';
+import { runningStates } from '../warehouse/run-liveness.ts';
 
 /** A small result for the page: column names and rows of JSON-safe values. */
 export interface Grid {
@@ -40,14 +41,20 @@ async function hasRelation(wh: Warehouse, name: string): Promise<boolean> {
   return (row?.n ?? 0) > 0;
 }
 
-export async function readWarehouseFigures(wh: Warehouse, now: Date): Promise<WarehouseFigures> {
+/** `dbPath`: where `wh` was opened, for its writer lock (a run marked running may have died). */
+export async function readWarehouseFigures(
+  wh: Warehouse,
+  now: Date,
+  dbPath: string,
+): Promise<WarehouseFigures> {
   const extra = await extraRunColumns(wh);
+  const { states: running } = await runningStates(wh, dbPath);
   // Pending records only: those `fragsync quarantine --revalidate` released are stored now.
   const [total] = await wh.query<{ n: number }>(
     'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
   );
   return {
-    runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra })),
+    runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra, running })),
     ledgerToday: await ledgerToday(wh, now),
     freshness: (await hasRelation(wh, 'freshness'))
       ? await grid(wh, `SELECT * FROM freshness LIMIT ${FRESHNESS_ROWS}`)

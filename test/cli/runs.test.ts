@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { writeFile } from 'node:fs/promises';
+import { readWarehouseFigures } from '../../src/dashboard/warehouse-figures.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
@@ -182,6 +183,27 @@ describe('fragsync runs', () => {
         calls: 2,
       });
       expect(rows[1]).toMatchObject({ run_id: 'run-old', cause: 'completed', exit_code: EXIT.ok });
+    }
+  });
+
+  it("the dashboard's runs table says the same: died without a lock naming it, running with one", async () => {
+    const path = await markedRunning('dashboard', null);
+    const causeOf = async () => {
+      const r = await Warehouse.open(path, { readOnly: true });
+      try {
+        const { runs } = await readWarehouseFigures(r, new Date(), path);
+        return runs.rows[0]![runs.columns.indexOf('cause')];
+      } finally {
+        await r.close();
+      }
+    };
+    expect(await causeOf()).toBe('died');
+    // Its sync alive: this test's process stands for it, holding its lock.
+    const held = WriterLock.acquire(path, 'run-marked');
+    try {
+      expect(await causeOf()).toBe('running');
+    } finally {
+      held.release();
     }
   });
 

@@ -5,7 +5,7 @@ import { extraRunColumns, runHistorySql } from '../../warehouse/run-history.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 
 import { outputWidth } from '../output/cell.ts';
-import { livenessOf, withLockEvidence } from '../run-liveness.ts';
+import { runningStates } from '../../warehouse/run-liveness.ts';
 import { printer, type Format } from '../output/formats.ts';
 import { write } from '../output/write.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -34,11 +34,6 @@ function exitCase(): string {
   return `CASE WHEN ${quarantined} THEN ${EXIT.quarantined} ELSE CASE status ${whens.join(' ')} END END`;
 }
 
-async function runningIds(wh: Warehouse): Promise<string[]> {
-  const rows = await wh.query<{ run_id: string }>("SELECT run_id FROM sync_runs WHERE status = 'running'");
-  return rows.map((r) => r.run_id);
-}
-
 export async function run(input: CommandInput): Promise<number> {
   const { dbPath } = configOf(input);
   const format = input.opts.format as Format;
@@ -49,18 +44,10 @@ export async function run(input: CommandInput): Promise<number> {
   }
   let wh: Warehouse | undefined;
   try {
-    const { value: open, evidence } = await withLockEvidence(dbPath, async () => {
-      const w = await Warehouse.open(dbPath, { readOnly: true });
-      return { w, ids: await runningIds(w) };
-    });
-    wh = open.w;
-    const running = new Map<string, 'died' | 'unknown'>();
-    for (const id of open.ids) {
-      const l = livenessOf(id, evidence);
-      if (l.state !== 'running') running.set(id, l.state);
-      // Beside the table, not in it: its cause column stays one word for scripts.
-      if (l.state === 'unknown') console.error(`fragsync runs: run ${id} is marked running; ${l.why}`);
-    }
+    wh = await Warehouse.open(dbPath, { readOnly: true });
+    const { states: running, unknown } = await runningStates(wh, dbPath);
+    // Beside the table, not in it: its cause column stays one word for scripts.
+    for (const u of unknown) console.error(`fragsync runs: run ${u.runId} is marked running; ${u.why}`);
     const extra = await extraRunColumns(wh);
     const out = printer(format, {
       write,

@@ -4,7 +4,7 @@ import { EXIT } from '../exit-codes.ts';
 import { gatherStatus, type StatusFigures } from '../status-figures.ts';
 import { statusJson } from '../status-json.ts';
 import { configOf, type CommandInput } from '../spec.ts';
-import type { Liveness } from '../run-liveness.ts';
+import type { Liveness } from '../../warehouse/run-liveness.ts';
 
 /**
  * `fragsync status`: the quota, the pause, the queues, today's spend and the latest run, read

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
-import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
+import type { WarehouseHandle } from './handle.ts';
+import type { RunningState } from './run-history.ts';
+import { lockHolder, type LockHolder } from './writer-lock.ts';
 
 /**
- * Whether a run still marked 'running' in sync_runs has a live process, for `fragsync runs`
- * and `fragsync status`. Every sync, on either queue driver, holds the warehouse's writer
+ * Whether a run still marked 'running' in sync_runs has a live process, for `fragsync runs`,
+ * `fragsync status` and the dashboard. Every sync, on either queue driver, holds the warehouse's writer
  * lock (`<db>.lock`: its pid and host) from before it opens its row until after it closes
  * it, so: a lock naming the run on this host is checked by its pid (lockHolder drops a dead
  * one); no lock naming the run means its process is gone (the lock is beside the warehouse,
@@ -39,19 +41,24 @@ export function livenessOf(runId: string, e: LivenessEvidence): Liveness {
   };
 }
 
-/** Evidence read around `read` (the warehouse's rows), the lock before and after. */
-export async function withLockEvidence<T>(
+/**
+ * The runs of an open warehouse marked running whose process is gone ('died') or cannot be
+ * checked ('unknown', with why), for runHistorySql's `running`. The lock is read before the
+ * rows and again after them (see above).
+ */
+export async function runningStates(
+  wh: Pick<WarehouseHandle, 'query'>,
   dbPath: string,
-  read: () => Promise<T>,
-): Promise<{ value: T; evidence: LivenessEvidence }> {
+): Promise<{ states: RunningState; unknown: { runId: string; why: string }[] }> {
   const before = lockHolder(dbPath);
-  const value = await read();
-  return { value, evidence: { before, after: lockHolder(dbPath) } };
-}
-
-/** A run's state as one short phrase, for `runs`' cause column and `status`'s latest run. */
-export function livenessText(l: Liveness): string {
-  if (l.state === 'running') return 'running';
-  if (l.state === 'died') return 'died (its process is gone; the next sync records it)';
-  return `unknown (${l.why})`;
+  const rows = await wh.query<{ run_id: string }>("SELECT run_id FROM sync_runs WHERE status = 'running'");
+  const evidence = { before, after: lockHolder(dbPath) };
+  const states = new Map<string, 'died' | 'unknown'>();
+  const unknown: { runId: string; why: string }[] = [];
+  for (const { run_id: runId } of rows) {
+    const l = livenessOf(runId, evidence);
+    if (l.state !== 'running') states.set(runId, l.state);
+    if (l.state === 'unknown') unknown.push({ runId, why: l.why });
+  }
+  return { states, unknown };
 }
