@@ -35,7 +35,7 @@ describe('CallEstimate', () => {
     expect(e.total(20)).toBe(20 + 998 + 999 + 1000 + 1000);
   });
 
-  it('a resumed cycle starts from what it already read; a nightly estimates nothing', () => {
+  it('a resumed cycle starts from what it already read; the full-run estimate stays out of a nightly (nightly-estimate.ts gives its own)', () => {
     const resumed = new CallEstimate(
       ['profile', 'similar'],
       { read: { profile: 600, similar: 500 }, listTotal: 1000 },
