@@ -21,7 +21,7 @@ import type { SyncState } from './state-types.ts';
 import type { RunIntent, WarehouseHandle } from './handle.ts';
 import { streamResult, type ResultSink } from './result-stream.ts';
 import { readSyncState } from './sync-state.ts';
-import { sqlFile } from './sql-files.ts';
+import { openRunRows, closeRunRows } from './run-rows.ts';
 import { spendOnServiceDay } from './ledger-day.ts';
 
 export type { LoadResult } from './loader.ts';
@@ -204,56 +204,21 @@ export class Warehouse implements WarehouseHandle {
     return total;
   }
 
-  /**
-   * Opens a run's row with its mode, and records the freshness policy it runs with (the
-   * `freshness` view judges ages by it).
-   */
-  async startRun(
-    runId: string,
-    startedAt: Date,
-    intent: RunIntent = { mode: 'full', policy: [] },
-  ): Promise<void> {
-    await this.run('startRun', sqlFile('runs/start.sql'), [runId, startedAt.toISOString()]);
-    await this.run(
-      'startRun',
-      'INSERT INTO sync_run_modes VALUES ($1, $2) ON CONFLICT (run_id) DO UPDATE SET mode = excluded.mode',
-      [runId, intent.mode],
-    );
-    for (const p of intent.policy)
-      await this.run(
-        'startRun',
-        `INSERT INTO freshness_policy VALUES ($1, $2, $3, $4::TIMESTAMPTZ)
-         ON CONFLICT (entity, dataset) DO UPDATE SET max_age_hours = excluded.max_age_hours, updated_at = excluded.updated_at`,
-        [p.entity, p.dataset, p.maxAgeHours, startedAt.toISOString()],
-      );
+  /** Opens a run's rows (run-rows.ts). */
+  startRun(runId: string, startedAt: Date, intent: RunIntent = { mode: 'full', policy: [] }): Promise<void> {
+    return this.withLoader('startRun', (_loader, db) => openRunRows(db, runId, startedAt, intent));
   }
 
-  /**
-   * Closes a run; its calls and cents are computed from the ledger, never trusted from memory.
-   * `clockOffsetMs` (the service's Date minus this machine's clock, as the run's responses
-   * showed it; null when none was answered) is kept in sync_run_clocks: ages are judged by it.
-   */
-  async finishRun(
+  /** Closes a run's rows, its figures from the ledger (run-rows.ts). */
+  finishRun(
     runId: string,
     status: RecordedStatus,
     finishedAt: Date,
     clockOffsetMs: number | null = null,
   ): Promise<void> {
-    const [known] = await this.query<{ n: number }>(
-      'SELECT count(*)::INTEGER AS n FROM sync_runs WHERE run_id = $1',
-      [runId],
+    return this.withLoader('finishRun', (_loader, db) =>
+      closeRunRows(db, runId, status, finishedAt, clockOffsetMs),
     );
-    if (!known || known.n === 0)
-      throw new WarehouseError('WAREHOUSE', `finishRun: unknown run ${runId}`, { runId });
-    await this.run('finishRun', sqlFile('runs/finish.sql'), [runId, status, finishedAt.toISOString()]);
-    await this.run('finishRun', sqlFile('runs/refresh-late.sql'), [runId]);
-    await this.run('finishRun', sqlFile('runs/quarantined.sql'), [runId]);
-    if (clockOffsetMs !== null)
-      await this.run('finishRun', sqlFile('runs/clock.sql'), [
-        runId,
-        Math.round(clockOffsetMs),
-        finishedAt.toISOString(),
-      ]);
   }
 
   /** The tables as the run finds them, for runChanges to compare with (run-changes.ts). */
@@ -298,10 +263,6 @@ export class Warehouse implements WarehouseHandle {
   /** Closes the file (checkpointing a written one first, see closeFile); no call after this. */
   close(): Promise<void> {
     return this.gate.close();
-  }
-
-  private run(what: string, sql: string, params: unknown[]): Promise<void> {
-    return this.withLoader(what, (_loader, db) => db.run(sql, params as DuckDBValue[]));
   }
 }
 
