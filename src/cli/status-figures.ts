@@ -92,8 +92,11 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
   const evidence = { before, after: holder, lease: redis ? redis.lease : undefined };
   const liveness = (runId: string) => livenessOf(runId, evidence);
   const last = figures?.run;
+  // The lease only when its run's process is not known gone: it outlives a SIGKILL by up to
+  // 60% of queue.leaseMs, the writer lock's pid does not (run-liveness.ts).
+  const lease = redis?.lease && liveness(redis.lease).state !== 'died' ? redis.lease : null;
   const runningRunId =
-    redis?.lease ??
+    lease ??
     // A lock of another host's is no proof of life (its pid cannot be checked from here).
     (holder && liveness(holder.runId).state === 'running' ? holder.runId : null) ??
     (last && last.status === 'running' && liveness(last.run_id).state === 'running' ? last.run_id : null);

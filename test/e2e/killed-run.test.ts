@@ -42,6 +42,21 @@ describe.each(DRIVER_MODES)('a sync killed with SIGKILL (%s)', (_name, bullmq) =
       const end = await proc.exited;
       expect(end.signal, end.output).toBe('SIGKILL');
 
+      // Right after the kill, while a BullMQ run's lease is still in Redis: the lease a SIGKILL
+      // leaves is not taken for a live run, in the state line as in the latest run's.
+      const [text, json] = await Promise.all([
+        fragsync(['status', '--db', dbPath, ...redisFlags]),
+        fragsync(['status', '--db', dbPath, '--json', ...redisFlags]),
+      ]);
+      expect(text.code, text.stderr).toBe(EXIT.ok);
+      expect(text.stdout).toMatch(/^state\s+no run going on; the last run \S+ did not finish /m);
+      expect(text.stdout).not.toMatch(/running \(sync run/);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        running: false,
+        runningRunId: null,
+        latestRun: { status: 'running', processEnded: true },
+      });
+
       const runs = async () => {
         const r = await fragsync(['runs', '--db', dbPath, '--format', 'json']);
         expect(r.code, r.stderr).toBe(EXIT.ok);
@@ -53,7 +68,6 @@ describe.each(DRIVER_MODES)('a sync killed with SIGKILL (%s)', (_name, bullmq) =
         exit_code: null,
         ended_utc: 'unknown: its process is gone',
       });
-      // With --redis too: the lease a SIGKILL leaves is not taken for a live run.
       const status = await fragsync(['status', '--db', dbPath, ...redisFlags]);
       expect(status.code, status.stderr).toBe(EXIT.ok);
       expect(status.stdout).toMatch(
