@@ -24,6 +24,11 @@ export interface CallTicket {
   id: string;
   endpoint: EndpointName;
   costCents: number;
+  /**
+   * The run current when it was admitted: its answer is charged to that run and a 402 or a 401
+   * halts that run, even when it comes after the next run started (a worker's late request).
+   */
+  runId?: string;
 }
 
 export type RefusalReason =

@@ -3,6 +3,13 @@ import type { CallTicket } from '../domain/calls.ts';
 import { DAY_MS } from '../util/calendar-day.ts';
 import { utcDay } from './policy.ts';
 
+type Halt = 'payment_required' | 'unauthorized';
+interface RunBooks {
+  cents: number;
+  calls: number;
+  halted: Halt | null;
+}
+
 /**
  * The in-process governor's books (src/governor/memory.ts): tickets in flight, what each UTC
  * day (service clock) and each run spent. Kept apart from the admission rules, which read them.
@@ -17,9 +24,8 @@ export class MemoryLedger {
   private readonly expired = new Map<string, number>();
   readonly days = new Map<string, number>();
   private runId = '';
-  private readonly runs = new Map<string, { cents: number; calls: number }>();
-  /** Why the current run admits nothing more (a 402 or a 401 was settled), or null. */
-  halted: 'payment_required' | 'unauthorized' | null = null;
+  /** Each run's spend, and why it admits nothing more (a 402 or a 401 was settled) if so. */
+  private readonly runs = new Map<string, RunBooks>();
 
   constructor(private readonly ticketTtlMs: number) {}
 
@@ -31,23 +37,33 @@ export class MemoryLedger {
     return this.tickets.has(id);
   }
 
-  run(): { cents: number; calls: number } {
-    return this.runs.get(this.runId) ?? { cents: 0, calls: 0 };
+  /** The current run's books, or those of `id` (a ticket's run, lua/lib.lua run_key). */
+  run(id = this.runId): RunBooks {
+    let r = this.runs.get(id);
+    if (!r) this.runs.set(id, (r = { cents: 0, calls: 0, halted: null }));
+    return r;
+  }
+
+  /**
+   * Why the current run admits nothing more, or null. A stop is the run's own: the next run
+   * (after a top-up) is admitted again.
+   */
+  get halted(): Halt | null {
+    return this.run().halted;
   }
 
   startRun(id: string): void {
     if (id === this.runId) return;
     this.runId = id;
-    this.runs.set(id, { cents: 0, calls: 0 });
-    // A stop is the run's own: the next run (after a top-up) is admitted again.
-    this.halted = null;
+    this.runs.set(id, { cents: 0, calls: 0, halted: null });
   }
 
-  charge(cents: number, serviceNowMs: number): void {
+  charge(cents: number, serviceNowMs: number, runId = this.runId): void {
     const day = utcDay(serviceNowMs);
     this.days.set(day, (this.days.get(day) ?? 0) + cents);
-    const r = this.run();
-    this.runs.set(this.runId, { cents: r.cents + cents, calls: r.calls + 1 });
+    const r = this.run(runId);
+    r.cents += cents;
+    r.calls += 1;
   }
 
   drop(id: string): boolean {
@@ -60,7 +76,7 @@ export class MemoryLedger {
 
   issue(endpoint: EndpointName, cost: number, nowMs: number): CallTicket {
     // Ids only need to be unique within this governor, which lives in one process.
-    const ticket: CallTicket = { id: `t${++this.seq}`, endpoint, costCents: cost };
+    const ticket: CallTicket = { id: `t${++this.seq}`, endpoint, costCents: cost, runId: this.runId };
     this.tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + this.ticketTtlMs });
     this.inFlightCents += cost;
     return ticket;

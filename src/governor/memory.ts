@@ -164,8 +164,10 @@ export function createMemoryGovernor(limits: GovernorLimits, opts: MemoryGoverno
     housekeeping(nowMs);
     const serviceNowMs = nowMs + offset();
     // Whether failed calls are billed is unknown: every attempt counts.
-    if (books.settled(ticket.id)) books.charge(ticket.costCents, serviceNowMs);
-    books.halted ??= haltOf(outcome.status);
+    // The ticket's run, not the current one when another has started since (lua/settle.lua).
+    const run = books.run(ticket.runId);
+    if (books.settled(ticket.id)) books.charge(ticket.costCents, serviceNowMs, ticket.runId);
+    run.halted ??= haltOf(outcome.status);
 
     if (rl.limit !== null) limit = rl.limit;
     const reset = rl.resetAt ? rl.resetAt.getTime() : null;

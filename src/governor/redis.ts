@@ -46,7 +46,7 @@ const commandName = (name: ScriptName) => `fragsyncGov_${name.replace('-', '_')}
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
 const Strings = z.array(z.string());
-const Admitted = z.tuple([z.literal('ok')]);
+const Admitted = z.tuple([z.literal('ok'), z.string()]);
 const Refused = z.tuple(
   [
     z.literal('refused'),
@@ -103,7 +103,8 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
       drawJitterMs(limits, random),
       optArg(recheckMs === undefined ? null : Math.max(0, recheckMs)),
     );
-    if (Admitted.safeParse(raw).success) return { ok: true, ticket: { id, endpoint, costCents: cost } };
+    const ok = Admitted.safeParse(raw);
+    if (ok.success) return { ok: true, ticket: { id, endpoint, costCents: cost, runId: ok.data[1] } };
     const r = Refused.parse(raw);
     const reason: RefusalReason = r[1];
     const admission = refusal({
@@ -143,6 +144,7 @@ export function createRedisGovernor(redis: Redis, opts: RedisGovernorOptions): G
         limits.reserveCalls,
         limits.reservePercent,
         drawJitterMs(limits, random),
+        ticket.runId ?? '',
       );
       const [started, pauseEnd, remaining] = Strings.parse(raw);
       if (started === 'ended') {

@@ -78,4 +78,20 @@ describe.each([
     await here.startRun('run-2');
     for (const gov of [here, there]) await gov.release(await admitOk(gov));
   });
+
+  // A BullMQ worker keeps its requests in flight after the sync ends (or a lease after a
+  // kill): a top-up and a new sync must not be halted, nor charged, by their late answers.
+  it.each([402, 401])('a late %i of the run before neither halts nor charges the next', async (status) => {
+    const [here, there] = pair();
+    await here.startRun('run-a');
+    const probe = await admitOk(here);
+    await here.settle(probe, outcome(200, { limit: 1000, remaining: 900, resetAtMs: RESET }));
+    const late = await admitOk(there, 'getSimilar');
+    await here.startRun('run-b');
+    await there.settle(late, outcome(status));
+    // Spent today, but by run A: run B neither halted nor charged for it.
+    expect(await here.status()).toMatchObject({ centsToday: 3, centsThisRun: 0, callsThisRun: 0 });
+    for (const gov of [here, there]) await gov.release(await admitOk(gov));
+    expect(await there.recheck('search', 1000)).toMatchObject({ ok: false, reason: 'busy' });
+  });
 });

@@ -7,7 +7,7 @@
 --   ARGV[12] recheck interval (ms), '' for an ordinary admit: admit one call that re-reads the
 --            quota during a pause (governor/types.ts, recheck): refused 'busy' when no pause is in
 --            force, 'paused' (until the next one is due) while one is in flight or too recent
--- Returns {'ok'} or {'refused', reason, untilLocalMs|'', spentCents, inFlightCents, capCents|'',
+-- Returns {'ok', runId} (the run the ticket belongs to, for settle.lua) or {'refused', reason, untilLocalMs|'', spentCents, inFlightCents, capCents|'',
 --   inFlight, remaining|'', reserve, pauseStarted '1'|'0'}; reason 'payment_required' or
 --   'unauthorized' once the run is halted (the run key's 'halted' field, lib.lua).
 local cost = tonumber(ARGV[4])
@@ -77,4 +77,4 @@ end
 redis.call('ZADD', KEYS[2], str(service_now + ttl_ms), ticket_id)
 redis.call('HSET', KEYS[3], ticket_id, str(cost))
 save_state()
-return { 'ok' }
+return { 'ok', S.runId }

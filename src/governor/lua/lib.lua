@@ -81,13 +81,18 @@ local function utc_day(ms)
 end
 
 local function day_key(service_ms) return PREFIX .. ':gov:day:' .. utc_day(service_ms) end
-local function run_key() return PREFIX .. ':gov:run:' .. S.runId end
+-- The current run's key, or run_id's: a ticket is charged to the run that was current when it was
+-- admitted (admit.lua returns it, settle.lua is given it back), not to one started since.
+local function run_key(run_id)
+  if run_id == nil or run_id == '' then run_id = S.runId end
+  return PREFIX .. ':gov:run:' .. run_id
+end
 
-local function charge(cents, service_ms)
+local function charge(cents, service_ms, run_id)
   local dk = day_key(service_ms)
   redis.call('INCRBY', dk, cents)
   redis.call('PEXPIRE', dk, DAY_KEY_TTL_MS)
-  local rk = run_key()
+  local rk = run_key(run_id)
   redis.call('HINCRBY', rk, 'cents', cents)
   redis.call('HINCRBY', rk, 'calls', 1)
   redis.call('PEXPIRE', rk, RUN_KEY_TTL_MS)

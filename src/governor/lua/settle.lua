@@ -4,10 +4,11 @@
 --   ARGV[7] X-RateLimit-Limit   ARGV[8] X-RateLimit-Remaining   ARGV[9] reset (service epoch ms)
 --   ARGV[10] Date header (epoch ms)   ('' for any header that was absent)
 --   ARGV[11] reserveCalls   ARGV[12] reservePercent   ARGV[13] jitter (ms) if a pause begins
+--   ARGV[14] the ticket's run (admit.lua's answer; '' for the current run)
 -- Rules: remaining is the lowest value seen in the window named by its reset; a later reset
 -- starts a new window; a response from a window already over is ignored. A 429 or remaining at
 -- the reserve pauses everyone until the reset (60 s when no reset is known). A 402 or a 401
--- halts the current run: the run key's 'halted' field (lib.lua).
+-- halts the ticket's run: the run key's 'halted' field (lib.lua).
 -- Returns {pauseStarted '1'|'0'|'ended' (a recheck ended it), pauseEndLocalMs|'', remaining|'',
 --   limit|''}.
 local ticket_id = ARGV[4]
@@ -20,6 +21,9 @@ local server_date = num(ARGV[10])
 local reserve_calls = tonumber(ARGV[11])
 local reserve_percent = tonumber(ARGV[12])
 local jitter_ms = tonumber(ARGV[13])
+-- A late answer of a run since replaced (a worker's request in flight as the sync ended, then a
+-- new sync) is that run's: it must neither halt nor be charged to the new one.
+local ticket_run = ARGV[14] or ''
 
 load_state()
 -- policy.ts offsetFrom: a Date whose reset is not within a day after it is from another clock.
@@ -37,11 +41,11 @@ local was_in_flight = redis.call('HDEL', KEYS[3], ticket_id) == 1
 redis.call('ZREM', KEYS[2], ticket_id)
 local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ticket_id) == 1
 -- Whether failed calls are billed is unknown: every attempt counts.
-if not charged_at_expiry then charge(cost, service_now) end
+if not charged_at_expiry then charge(cost, service_now, ticket_run) end
 -- A 402 or a 401 halts the run in every process (policy.ts haltOf): admit.lua refuses its
 -- requests from now on. In the run's own key, so the next run (after a top-up) starts clear.
 if status == 402 or status == 401 then
-  local rk = run_key()
+  local rk = run_key(ticket_run)
   redis.call('HSETNX', rk, 'halted', status == 402 and 'payment_required' or 'unauthorized')
   redis.call('PEXPIRE', rk, RUN_KEY_TTL_MS)
 end
