@@ -11,9 +11,6 @@ import { write } from '../output/write.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { PIPE_WIDTH, TABLE_MAX_ROWS } from './query.ts';
 
-/** The columns a record is found and understood by. */
-const WHOLE_OFF_TERMINAL = ['key', 'reason'];
-
 /**
  * `fragsync quarantine`: the records a sync received but could not store, printed as
  * `fragsync query` prints; `--revalidate` checks them again with today's schemas and loads
@@ -48,8 +45,9 @@ export async function run(input: CommandInput): Promise<number> {
       write,
       maxRows: maxRows === 0 ? null : maxRows,
       width: outputWidth(width, process.stdout, process.env, PIPE_WIDTH),
-      // Into a file or grep a cut key or reason is lost for good: whole unless --width says.
-      whole: process.stdout.isTTY || width !== undefined ? [] : WHOLE_OFF_TERMINAL,
+      // Into a file or grep a cut value (a key, a run id, a payload) is lost for good: every
+      // column whole unless --width says otherwise.
+      whole: process.stdout.isTTY || width !== undefined ? [] : 'all',
     });
     await wh.streamQuery(quarantineListSql({ payload: opts.payload === true, all: opts.all === true }), out);
     await out.end();

@@ -17,8 +17,8 @@ export interface PrinterOptions {
   maxRows: number | null;
   /** Terminal columns (the table only). */
   width: number;
-  /** Columns the table never cuts, however wide (TableInput.whole). */
-  whole?: readonly string[];
+  /** Columns the table never cuts, however wide (TableInput.whole); 'all': none is cut. */
+  whole?: readonly string[] | 'all';
 }
 
 export interface Printer extends ResultSink {
@@ -180,7 +180,7 @@ class TablePrinter implements Printer {
       tail,
       total: this.total,
       width: this.opts.width,
-      whole: this.opts.whole,
+      whole: this.opts.whole === 'all' ? this.cols.map((c) => c.name) : this.opts.whole,
     });
     await this.opts.write(`${table}\n`);
   }
