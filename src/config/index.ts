@@ -157,18 +157,26 @@ function sourceOf(path: string, sources: Sources): string {
 
 function toConfigError(error: z.ZodError, sources: Sources): ConfigError {
   const unknown = unknownKeys(error);
-  if (unknown.length > 0) return unknownKeyError(unknown, sources);
-  const issue = error.issues[0];
-  if (!issue) return new ConfigError('config: invalid configuration');
+  // The first problem that is not an unknown key is named too: mending the typo alone would
+  // only lead to a second refusal.
+  const issue = error.issues.find((i) => i.code !== 'unrecognized_keys');
+  const other = issue ? issueText(issue, sources) : null;
+  if (unknown.length > 0) return unknownKeyError(unknown, sources, other);
+  if (!issue || !other) return new ConfigError('config: invalid configuration');
+  return new ConfigError(`config: ${other}`, { key: issue.path.map(String).join('.') });
+}
+
+/** One problem as the message says it: the key's path, what is wrong, and who wrote it. */
+function issueText(issue: z.core.$ZodIssue, sources: Sources): string {
   const path = issue.path.map(String).join('.');
   const said =
     issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')
       ? wrongType(issue.expected, issue.message)
       : issue.message;
-  return new ConfigError(`config: ${path} ${said} (from ${sourceOf(path, sources)})`, { key: path });
+  return `${path} ${said} (from ${sourceOf(path, sources)})`;
 }
 
-/** Every unknown key, in every section: a file with two typos is mended in one try, not two. */
+/** Every unknown key, in every section, by path: a file with two typos is mended in one try. */
 function unknownKeys(error: z.ZodError): string[] {
   const keys: string[] = [];
   for (const issue of error.issues) {
@@ -176,11 +184,11 @@ function unknownKeys(error: z.ZodError): string[] {
     const at = issue.path.map(String);
     for (const key of issue.keys) keys.push([...at, key].join('.'));
   }
-  return keys;
+  return keys.sort();
 }
 
-/** One line, each source named once after the keys it wrote. */
-function unknownKeyError(keys: string[], sources: Sources): ConfigError {
+/** One line, each source named once after the keys it wrote, then the other problem if any. */
+function unknownKeyError(keys: string[], sources: Sources, other: string | null): ConfigError {
   const bySource = new Map<string, string[]>();
   for (const key of keys) {
     const source = sourceOf(key, sources);
@@ -188,7 +196,8 @@ function unknownKeyError(keys: string[], sources: Sources): ConfigError {
   }
   const parts = [...bySource].map(([source, ks]) => `${ks.join(', ')} (from ${source})`);
   const noun = keys.length === 1 ? 'key' : 'keys';
-  return new ConfigError(`config: unknown ${noun} ${parts.join('; ')}`, { key: keys.join(',') });
+  const also = other ? `; and ${other}` : '';
+  return new ConfigError(`config: unknown ${noun} ${parts.join('; ')}${also}`, { key: keys.join(',') });
 }
 
 /**

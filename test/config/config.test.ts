@@ -189,6 +189,22 @@ describe('loadConfig', () => {
     expect(err.message.split(`from --config ${path}`)).toHaveLength(2);
   });
 
+  it('lists the unknown keys by path and names the first other problem in the same line', async () => {
+    const path = await file('typo-and-bad.json', {
+      maxCents: 4,
+      http: { maxRetries: 'x', concurency: 4 },
+      datasets: { zzz: true },
+    });
+    const err = errorOf(() => loadConfig({ flags: {}, env: {}, configFile: path }));
+    expect(err.message).not.toContain('\n');
+    expect(err.message).toMatch(
+      new RegExp(
+        `^config: unknown keys datasets\\.zzz, http\\.concurency, maxCents \\(from --config ${path}\\); ` +
+          `and http\\.maxRetries must be .+ \\(from --config ${path}\\)$`,
+      ),
+    );
+  });
+
   it('refuses an API key in a config file and points to the environment variable', async () => {
     for (const [name, content] of [
       ['key1.json', { apiKey: 'abc' }],
