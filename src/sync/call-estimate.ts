@@ -4,7 +4,8 @@ import { datasetsOf } from '../plan/priority.ts';
 import type { Dataset } from '../domain/entities.ts';
 import type { SyncMode } from '../plan/freshness.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
-import { NightlyEstimate, type RunEstimate } from './nightly-estimate.ts';
+import { NightlyEstimate } from './nightly-estimate.ts';
+import type { RunEstimate } from './run-estimate.ts';
 
 /**
  * The calls a full run will make, as soon as the fragrance list's first page tells the

@@ -31,7 +31,7 @@ export async function closeDeadRuns(
 }
 
 /** Why: the process the stale writer lock named, when it was this run's. */
-export function deathReason(runId: string, stale: LockHolder | null): string {
+function deathReason(runId: string, stale: LockHolder | null): string {
   const who =
     stale && stale.runId === runId ? `its process (pid ${stale.pid} on ${stale.host})` : 'its process';
   return `${who} ended without closing the run (killed: SIGKILL, out of memory; its machine stopped; or a write to the warehouse failed); its exit code was not recorded`;

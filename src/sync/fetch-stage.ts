@@ -6,7 +6,7 @@ import { haltsAtOnce } from '../queue/error-policy.ts';
 import type { Governor } from '../governor/types.ts';
 import type { Frontier } from './frontier.ts';
 import { callEstimate } from './call-estimate.ts';
-import type { RunEstimate } from './nightly-estimate.ts';
+import type { RunEstimate } from './run-estimate.ts';
 import { governorOffset } from './governor-offset.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';

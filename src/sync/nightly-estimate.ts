@@ -4,16 +4,7 @@ import { costOf, fragranceCalls, fragranceDataWanted, fullNeed } from '../plan/c
 import { owedWork } from '../plan/owed.ts';
 import { serviceClock } from '../warehouse/service-clock.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
-
-/** What the progress line asks of a run's estimate (call-estimate.ts builds one per mode). */
-export interface RunEstimate {
-  /** A done job's marks. */
-  observe(marks: readonly JobMark[]): void;
-  /** The calls the run is expected to make in all; null while unknown. */
-  total(callsMade: number): number | null;
-  /** The service's clock offset the run's first answer showed (a nightly judges ages on it); null: unknown. */
-  clock(offsetMs: number | null): void;
-}
+import type { RunEstimate } from './run-estimate.ts';
 
 /**
  * A nightly's calls in all, from what it plans: the items the freshness policy and the
