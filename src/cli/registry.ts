@@ -162,6 +162,10 @@ csv, json, jsonl or markdown print every row (unless --max-rows).`,
     description: `Lists the latest runs recorded in the warehouse's sync_runs table, newest first: start
 and end (UTC), duration, the cause the run ended with and the exit code it gave, calls and
 cents (from the ledger, api_calls), and the other columns this warehouse keeps per run.
+The cause is the run's status (completed, interrupted, budget_exhausted...), running for a
+run going on, died for one whose process ended without closing it (SIGKILL, out of memory;
+the next sync records it so; no exit code), or unknown for one marked running whose writer
+lock is another host's (not checkable from here; why goes to stderr).
 Reads the warehouse read-only.`,
     config: ['db'],
     options: [

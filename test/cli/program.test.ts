@@ -64,6 +64,9 @@ describe('help', () => {
     expect(help('worker')).not.toContain('--max-cents');
     expect(help('plan')).not.toContain('--redis');
     expect(help('sim')).not.toContain('--config');
+    // runs names every cause its column shows, the two a live check gives among them.
+    expect(help('runs')).toMatch(/\bdied for one whose process ended without closing it\b/);
+    expect(help('runs')).toMatch(/\bunknown for one marked running whose writer lock is another host's\b/);
   });
 
   it('sim lists the exit codes it uses with what they mean for a service: a signal ends it (0), a busy port is setup (2)', async () => {
