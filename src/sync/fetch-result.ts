@@ -4,6 +4,7 @@ import type { StopReason } from '../domain/run.ts';
 import type { QuarantineItem } from '../domain/items.ts';
 import type { JobOutcome } from '../queue/types.ts';
 import { failureKind } from './failure-kind.ts';
+import type { SyncTick } from './types.ts';
 
 /** What the fetch stage leaves for the finish stage to judge. */
 export interface FetchResult {
@@ -91,4 +92,16 @@ export function countFailure(r: FetchResult, o: Extract<JobOutcome, { type: 'fai
     raw: o.job.spec.payload,
     scope: 'job',
   };
+}
+
+/** The progress line's phase while fetching: the first half of the jobs is called discovery. */
+export function fetchPhase(
+  interrupted: boolean,
+  pausedUntil: Date | null,
+  jobsDone: number,
+  jobsScheduled: number,
+): SyncTick['phase'] {
+  if (interrupted) return 'stopping';
+  if (pausedUntil) return 'paused';
+  return jobsDone < jobsScheduled / 2 ? 'discovery' : 'details';
 }

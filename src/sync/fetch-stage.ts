@@ -4,6 +4,7 @@ import type { Config } from '../config/index.ts';
 import type { JobOutcome, QueueDriver, QueuedJob } from '../queue/types.ts';
 import { haltsAtOnce } from '../queue/error-policy.ts';
 import type { Governor } from '../governor/types.ts';
+import type { StopReason } from '../domain/run.ts';
 import type { Frontier } from './frontier.ts';
 import { callEstimate } from './call-estimate.ts';
 import type { RunEstimate } from './run-estimate.ts';
@@ -17,7 +18,7 @@ import { Gate, idleReason } from './gate.ts';
 import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
-import { countFailure, emptyFetchResult, noteListing, type FetchResult } from './fetch-result.ts';
+import { countFailure, emptyFetchResult, fetchPhase, noteListing, type FetchResult } from './fetch-result.ts';
 import { nightlyRule } from '../plan/freshness.ts';
 
 /**
@@ -82,8 +83,9 @@ export class FetchStage {
     if (governor) {
       const { recheckMs: intervalMs, wait } = this.config.quota;
       const resume = async () => this.driver?.resume();
+      const stop = (reason: StopReason, message: string) => this.stopRun(reason, message);
       this.pause = new QuotaPause(
-        new QuotaRecheck({ governor, client, intervalMs, log: this.run.log, resume }),
+        new QuotaRecheck({ governor, client, intervalMs, log: this.run.log, resume, stop }),
         wait,
       );
     }
@@ -159,6 +161,14 @@ export class FetchStage {
     return this.result;
   }
 
+  /** The run stops with `reason` (a job's stop outcome, or a recheck's): the first one counts. */
+  private async stopRun(reason: StopReason, message: string): Promise<void> {
+    if (this.result.stop) return;
+    this.result.stop = { reason, message };
+    this.run.log.warn({ reason }, message);
+    await this.driver?.stop(haltsAtOnce(reason));
+  }
+
   /** No job may be submitted any more: the run stopped, or was interrupted. */
   private halted(): boolean {
     return this.result.stop !== null || this.result.interrupted;
@@ -180,13 +190,7 @@ export class FetchStage {
     const pausedUntil = this.pause.until;
     return {
       runId: this.run.runId,
-      phase: this.result.interrupted
-        ? 'stopping'
-        : pausedUntil
-          ? 'paused'
-          : jobsDone < jobsScheduled / 2
-            ? 'discovery'
-            : 'details',
+      phase: fetchPhase(this.result.interrupted, pausedUntil, jobsDone, jobsScheduled),
       jobsDone,
       jobsScheduled,
       calls: this.calls,
@@ -241,11 +245,7 @@ export class FetchStage {
       if (o.type === 'failed') this.failed(o);
       if (o.type === 'failed') await this.learnClock(o.job);
       if (o.type === 'failed') await this.submit(this.ended(o.job), o.job);
-      else if (o.type === 'stop' && !this.result.stop) {
-        this.result.stop = { reason: o.reason, message: o.message };
-        this.run.log.warn({ reason: o.reason }, o.message);
-        await this.driver?.stop(haltsAtOnce(o.reason));
-      }
+      else if (o.type === 'stop') await this.stopRun(o.reason, o.message);
     }
     // The job's results are in the journal before its slot takes another job (LoadStage.add).
     await this.load.durable();

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { FragranceClient } from '../api/client.ts';
 import type { Governor } from '../governor/types.ts';
+import type { StopReason } from '../domain/run.ts';
+import { decide, haltsAtOnce } from '../queue/error-policy.ts';
 
 export interface QuotaRecheckOptions {
   governor: Governor;
@@ -11,6 +13,12 @@ export interface QuotaRecheckOptions {
   log: Logger;
   /** The governor's pause ended early: the driver takes jobs again (QueueDriver.resume). */
   resume(): Promise<void>;
+  /**
+   * The run is halted (a 402 or a 401: the recheck's own answer, or the governor's refusal
+   * after another request's): stop it as a job's stop outcome would. While paused no job runs
+   * to report it, and the run would otherwise wait for the reset only to stop then.
+   */
+  stop(reason: StopReason, message: string): Promise<void>;
 }
 
 /**
@@ -65,6 +73,12 @@ export class QuotaRecheck {
     this.timer.unref();
   }
 
+  private async halt(reason: StopReason, message: string): Promise<void> {
+    this.stop();
+    this.opts.log.warn({ reason }, `quota recheck: the run is halted (${message})`);
+    await this.opts.stop(reason, message);
+  }
+
   private async check(again = true): Promise<void> {
     const { governor, intervalMs, log } = this.opts;
     this.checking = true;
@@ -73,8 +87,9 @@ export class QuotaRecheck {
       const a = await governor.recheck('listAccords', intervalMs);
       if (!a.ok) {
         // 'busy': no pause any more. 'paused': another process checked lately, or one is in
-        // flight: look again when the next one is due. A cent cap, or a 402 or a 401 that
-        // halted the run: the run is stopping anyway.
+        // flight: look again when the next one is due. A cent cap: the run is stopping anyway.
+        if (a.reason === 'payment_required' || a.reason === 'unauthorized')
+          return await this.halt(a.reason, a.message);
         if (!again) return;
         next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;
         if (a.reason !== 'busy' && a.reason !== 'paused') next = intervalMs;
@@ -85,6 +100,9 @@ export class QuotaRecheck {
         .withTicket(a.ticket)
         .listAccords({ page: 1, limit: 1 })
         .catch((err: unknown) => ({ err }));
+      const failed = 'err' in res ? decide(res.err, 1) : null;
+      if (failed?.action === 'stop' && haltsAtOnce(failed.reason))
+        return await this.halt(failed.reason, failed.message);
       if ((await governor.pausedUntil()) !== null) {
         log.info(
           { rechecks: this.sent, ...('err' in res ? {} : { remaining: res.rateLimit.remaining }) },
