@@ -64,9 +64,10 @@ export interface AdmissionNow {
 
 /**
  * The answers after which none of the run's requests may leave, in any process: the service
- * would refuse each alike (queue/error-policy.ts haltsAtOnce). The client tells its caller the
- * moment it reads one (CallerDeps.onRunStop), the governor refuses the run's admissions once
- * one is settled (settle.lua repeats it).
+ * would refuse each alike. The client tells its caller the moment it reads one
+ * (CallerDeps.onRunStop), the governor refuses the run's admissions once one is settled.
+ * The same 402/401 rule is written twice more, to change with this one: by stop reason in
+ * queue/error-policy.ts haltsAtOnce, by status in governor/lua/settle.lua (Lua cannot import it).
  */
 export function haltOf(status: number): 'payment_required' | 'unauthorized' | null {
   return status === 402 ? 'payment_required' : status === 401 ? 'unauthorized' : null;
