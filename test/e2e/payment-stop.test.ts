@@ -34,8 +34,13 @@ describe.each([inProcess, bullmq])('a 402 stops the requests at once, $name', (d
       const summary = await driver.sync(sim, dbPath);
       expect(summary.status).toBe('payment_required');
       const refused = callsWithStatus(sim, 402);
-      // In process: the requests in flight (http.concurrency), a quarter more for those that
-      // leave while the first 402's job hands in its end. BullMQ: each of the three processes
+      // In process: once the first 402 is settled the governor admits nothing, so only requests
+      // holding a ticket already may leave: the ones on the wire (http.concurrency at most),
+      // and ones that took a ticket while waiting for a slot (the client's lane) and get a
+      // slot freed by a 402 before the driver halts the run (at the stop outcome of the job
+      // that read it, a few turns later). The margin, an eighth of the slots, is for those:
+      // 32 in 16 runs at load 3-8, 33 seen once in review. (The code before the run-wide halt
+      // gave 32 in the same 16 runs here too: this bound does not tell it apart.) BullMQ: each of the three processes
       // (the sync's own worker, two worker processes) gives no request slot to anyone once
       // it has read a 402, so each slot carries at most one refused request, and none is
       // admitted once a 402 is settled anywhere: the requests in flight of the three. The
@@ -43,7 +48,7 @@ describe.each([inProcess, bullmq])('a 402 stops the requests at once, $name', (d
       // a process: it is left to end of itself (it reports the stop), and its own pages that
       // already hold a ticket may still leave.
       const inFlight = testConfig({ baseUrl: sim.url, dbPath }).http.concurrency;
-      const bound = driver === bullmq ? 3 * inFlight + inFlight / 4 : inFlight * 1.25;
+      const bound = driver === bullmq ? 3 * inFlight + inFlight / 4 : inFlight + inFlight / 8;
       expect(refused).toBeGreaterThanOrEqual(1);
       expect(refused, `${refused} answers of 402`).toBeLessThanOrEqual(Math.ceil(bound));
       expect(summary.failedByStatus).toEqual([{ status: 402, calls: refused }]);
