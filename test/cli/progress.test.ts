@@ -9,7 +9,7 @@ const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
   jobsScheduled: 300,
   calls: 150,
   expectedCalls: null,
-  cents: 420,
+  cents: 150,
   maxCents: 1000,
   quotaRemaining: 5000,
   pausedUntil: null,
@@ -28,10 +28,10 @@ describe('progress', () => {
   test('the line: phase, calls done of planned, cents of budget, quota left, ETA', () => {
     // 200 jobs left at 1.5 calls and 10 jobs/s so far: 300 more calls, 20 s.
     expect(formatTick(tick())).toBe(
-      'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s',
+      'details | calls 150 of ~450 | 150/1000 cents | quota 5000 left | ETA 20s',
     );
     expect(formatTick(tick({ jobsDone: 0, calls: 0, maxCents: null, quotaRemaining: null }))).toBe(
-      'details | calls 0 | 420 cents | quota ?',
+      'details | calls 0 | 150 cents | quota ?',
     );
     const until = new Date('2030-01-02T00:00:00.000Z');
     expect(formatTick(tick({ pausedUntil: until }))).toMatch(/^paused until 2030-01-02T00:00:00\.000Z \| /);
@@ -40,12 +40,26 @@ describe('progress', () => {
   test("a full run's list total raises the planned calls and the ETA; the larger estimate wins", () => {
     // The list said 900 calls in all: 750 left at 15 calls/s (1.5 calls a job, 10 jobs/s), 50 s.
     expect(formatTick(tick({ expectedCalls: 900 }))).toBe(
-      'details | calls 150 of ~900 | 420/1000 cents | quota 5000 left | ETA 50s',
+      'details | calls 150 of ~900 | 150/1000 cents | quota 5000 left | ETA 50s',
     );
     // Below what the jobs scheduled say (brands and notes on top): the jobs' figure stands.
     expect(formatTick(tick({ expectedCalls: 300 }))).toBe(
-      'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s',
+      'details | calls 150 of ~450 | 150/1000 cents | quota 5000 left | ETA 20s',
     );
+  });
+
+  test('under --max-cents the planned calls are no more than the cents left buy, on either estimate', () => {
+    // As a nightly showed it: 87 of 120 cents spent in 65 calls; its plan priced 679 calls.
+    // 33 cents left at 87/65 cents a call buy 24 calls more: of ~89, not of ~679.
+    const nightly = tick({ calls: 65, cents: 87, maxCents: 120, expectedCalls: 679, jobsDone: 50 });
+    expect(formatTick(nightly)).toMatch(/^details \| calls 65 of ~89 \| 87\/120 cents \| /);
+    // A full run's list total, and the jobs' own figure (450), are capped alike: 700 cents
+    // left at 2 cents a call buy 350 calls; 100 left at 10.7 cents a call buy 9.
+    expect(formatTick(tick({ cents: 300, expectedCalls: 900 }))).toContain('calls 150 of ~500 |');
+    expect(formatTick(tick({ cents: 1600, maxCents: 1700 }))).toContain('calls 150 of ~159 |');
+    // At the cap: nothing more; without one: as priced.
+    expect(formatTick(tick({ cents: 1000 }))).toContain('calls 150 of ~150 |');
+    expect(formatTick(tick({ cents: 300, maxCents: null, expectedCalls: 900 }))).toContain('of ~900 |');
   });
 
   test('the ETA counts the pause in force and does not grow while it lasts', () => {
@@ -84,8 +98,8 @@ describe('progress on a narrow terminal', () => {
 
   test('fits the width: the ETA, quota and budget give way first, then the line is cut', () => {
     for (const [columns, expected] of [
-      [120, 'details | calls 150 of ~450 | 420/1000 cents | quota 5000 left | ETA 20s'],
-      [60, 'details | calls 150 of ~450 | 420/1000 cents'],
+      [120, 'details | calls 150 of ~450 | 150/1000 cents | quota 5000 left | ETA 20s'],
+      [60, 'details | calls 150 of ~450 | 150/1000 cents'],
       [30, 'details | calls 150 of ~450'],
       [20, 'details | calls 15…'],
     ] as const) {

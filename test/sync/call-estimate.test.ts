@@ -89,6 +89,16 @@ const shown = (t: SyncTick): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+/** A run's warehouse and, on BullMQ, its own queue prefix (the flags that select it). */
+function onDriver(bullmq: boolean, name: string) {
+  const prefix = bullmq ? uniquePrefix(name) : null;
+  return {
+    flags: (prefix ? { redis: inject('redisUrl'), 'queue-prefix': prefix } : {}) as Record<string, string>,
+    dbPath: join(dir.path, `${name}-${bullmq ? 'bullmq' : 'memory'}.duckdb`),
+    clean: async () => (prefix ? cleanPrefix(inject('redisUrl'), prefix) : undefined),
+  };
+}
+
 describe.each(DRIVER_MODES)('the progress estimate of a real nightly (%s)', (_name, bullmq) => {
   // A nightly after a day on the simulator's clock (advance-day: its default change model, a
   // few new and removed fragrances, reformulations). Within 15% from the first tick: what the
@@ -96,9 +106,7 @@ describe.each(DRIVER_MODES)('the progress estimate of a real nightly (%s)', (_na
   // moved), about 5-9% of the calls at 300-1,000 fragrances.
   it('is within 15% of the calls made from the first progress line, priced from the plan', async () => {
     const sim = await startSimulator({ fragrances: 500, seed: 5 });
-    const prefix = bullmq ? uniquePrefix('nightly-estimate') : null;
-    const flags: Record<string, string> = prefix ? { redis: inject('redisUrl'), 'queue-prefix': prefix } : {};
-    const dbPath = join(dir.path, `nightly-${bullmq ? 'bullmq' : 'memory'}.duckdb`);
+    const { flags, dbPath, clean } = onDriver(bullmq, 'nightly-estimate');
     const ticks: SyncTick[] = [];
     try {
       expect((await runTestSync({ baseUrl: sim.url, dbPath, flags })).status).toBe('completed');
@@ -121,7 +129,54 @@ describe.each(DRIVER_MODES)('the progress estimate of a real nightly (%s)', (_na
       }
     } finally {
       await sim.close();
-      if (prefix) await cleanPrefix(inject('redisUrl'), prefix);
+      await clean();
+    }
+  }, 120_000);
+});
+
+describe.each(DRIVER_MODES)('the progress estimate of a real run under --max-cents (%s)', (_name, bullmq) => {
+  // Both estimates price everything owed; the run stops where the cap does. A nightly with
+  // --max-cents 120 showed `calls 65 of ~679 | 87/120 cents` 4 s before it stopped.
+  it('says no more than the cap lets the run make, in a nightly and in a full run', async () => {
+    const sim = await startSimulator({ fragrances: 300, seed: 11 });
+    const { flags: redis, dbPath, clean } = onDriver(bullmq, 'capped-estimate');
+    /** A run capped at `cents`, with what its lines said and the calls it made. */
+    const capped = async (cents: number) => {
+      const ticks: SyncTick[] = [];
+      const before = sim.ledger().calls;
+      const flags = { ...redis, 'max-cents': String(cents) };
+      const summary = await runTestSync({ baseUrl: sim.url, dbPath, flags, onTick: (t) => ticks.push(t) });
+      expect(summary.status).toBe('budget_exhausted');
+      const made = sim.ledger().calls - before;
+      const lines = ticks.filter((t) => t.phase !== 'finishing' && shown(t) !== null && t.calls > 0);
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      return { made, lines };
+    };
+    try {
+      // 300 ms a call keeps each capped run several seconds long: a tick a second.
+      sim.setFaults({ latencyMs: 300 });
+      const full = await capped(200);
+      sim.setFaults({ latencyMs: 0 });
+      expect((await runTestSync({ baseUrl: sim.url, dbPath, flags: redis })).status).toBe('completed');
+      sim.advanceDay();
+      sim.setFaults({ latencyMs: 300 });
+      const nightly = await capped(120);
+      // Every line says no more than the cents left could buy (no call costs under a cent),
+      // and the last one is close: the run's price per call is known by then.
+      for (const [cap, { made, lines }] of [
+        [200, full],
+        [120, nightly],
+      ] as const) {
+        for (const t of lines) {
+          const said = `the line at ${t.calls} calls and ${t.cents} cents said of ~${shown(t)}, ${made} made`;
+          expect(shown(t), said).toBeLessThanOrEqual(t.calls + cap - t.cents);
+        }
+        const last = lines.at(-1)!;
+        expect(Math.abs(shown(last)! - made) / made, `of ~${shown(last)}, ${made} made`).toBeLessThan(0.15);
+      }
+    } finally {
+      await sim.close();
+      await clean();
     }
   }, 120_000);
 });
