@@ -14,9 +14,10 @@ export interface QuotaRecheckOptions {
   /** The governor's pause ended early: the driver takes jobs again (QueueDriver.resume). */
   resume(): Promise<void>;
   /**
-   * The run is halted (a 402 or a 401: the recheck's own answer, or the governor's refusal
-   * after another request's): stop it as a job's stop outcome would. While paused no job runs
-   * to report it, and the run would otherwise wait for the reset only to stop then.
+   * The run cannot go on (a 402 or a 401: the recheck's own answer, or the governor's refusal
+   * after another request's; or its cent cap spent): stop it as a job's stop outcome would.
+   * While paused no job runs to report it, and the run would otherwise wait for the reset
+   * only to stop then.
    */
   stop(reason: StopReason, message: string): Promise<void>;
 }
@@ -75,7 +76,7 @@ export class QuotaRecheck {
 
   private async halt(reason: StopReason, message: string): Promise<void> {
     this.stop();
-    this.opts.log.warn({ reason }, `quota recheck: the run is halted (${message})`);
+    this.opts.log.warn({ reason }, `quota recheck: the run stops (${message})`);
     await this.opts.stop(reason, message);
   }
 
@@ -87,9 +88,13 @@ export class QuotaRecheck {
       const a = await governor.recheck('listAccords', intervalMs);
       if (!a.ok) {
         // 'busy': no pause any more. 'paused': another process checked lately, or one is in
-        // flight: look again when the next one is due. A cent cap: the run is stopping anyway.
+        // flight: look again when the next one is due. The run's cent cap, spent (by the
+        // rechecks themselves, 1 cent each): no request of the run fits any more, at the reset
+        // either, so it stops now. The day's cap opens at the service's midnight, the quota's
+        // reset: waiting for it is right.
         if (a.reason === 'payment_required' || a.reason === 'unauthorized')
           return await this.halt(a.reason, a.message);
+        if (a.reason === 'run_budget') return await this.halt('budget_exhausted', a.message);
         if (!again) return;
         next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;
         if (a.reason !== 'busy' && a.reason !== 'paused') next = intervalMs;

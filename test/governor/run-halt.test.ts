@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { createMemoryGovernor, createRedisGovernor, type Governor } from '../../src/governor/index.ts';
-import { uniquePrefix } from '../helpers/tmp.ts';
 import { admitOk, fakeClock, outcome, testLimits } from './fixtures.ts';
-import { connect, deletePrefix } from './redis-helpers.ts';
+import { testRedis } from './test-redis.ts';
 
 /**
  * A 402 or a 401 settled halts the run: no request of it is admitted any more, by this
@@ -13,17 +11,7 @@ import { connect, deletePrefix } from './redis-helpers.ts';
  * back (test/e2e/payment-stop).
  */
 
-let redis: Redis;
-const prefixes: string[] = [];
-
-beforeAll(() => {
-  redis = connect(inject('redisUrl'));
-});
-
-afterAll(async () => {
-  for (const p of prefixes) await deletePrefix(redis, p);
-  await redis.quit();
-});
+const shared = testRedis('halt');
 
 const T0 = Date.UTC(2030, 0, 15, 12);
 const RESET = Date.UTC(2030, 0, 16);
@@ -36,10 +24,9 @@ const memory: Pair = () => {
   return [gov, gov];
 };
 const redisPair: Pair = () => {
-  const prefix = uniquePrefix('halt');
-  prefixes.push(prefix);
+  const prefix = shared.prefix();
   const now = fakeClock(T0).now;
-  return [0, 1].map(() => createRedisGovernor(redis, { prefix, limits: testLimits(), now })) as [
+  return [0, 1].map(() => createRedisGovernor(shared.redis, { prefix, limits: testLimits(), now })) as [
     Governor,
     Governor,
   ];
