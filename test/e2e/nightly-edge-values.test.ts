@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { governedFiles } from '../helpers/governed.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { expectExact } from '../helpers/exact.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * The edge values the spec allows (tied chart ranks, a similar id repeated in one list, a
@@ -12,18 +11,13 @@ import { tempDir } from '../helpers/tmp.ts';
  * contract's keys cannot hold included (stored apart and counted in the summary), and
  * neither run quarantines anything or fails a call but the removal's 404.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir();
-});
-afterAll(async () => {
-  await dir.cleanup();
-});
+// A temp folder for the file's warehouses, removed after it.
+const files = governedFiles();
 
 describe.each([inProcess, bullmq])('edge values over two days, $name', (driver) => {
   it('full sync then nightly: exact each day, overflow counted, nothing quarantined', async () => {
     const sim = await startSimulator({ fragrances: 120, seed: 4, variant: { edgeValues: true } });
-    const dbPath = join(dir.path, `${driver === bullmq ? 'bullmq' : 'memory'}-edge.duckdb`);
+    const dbPath = files.path(`${driver === bullmq ? 'bullmq' : 'memory'}-edge.duckdb`);
     try {
       const full = await driver.sync(sim, dbPath);
       expect(full.status).toBe('completed');

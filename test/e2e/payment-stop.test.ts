@@ -1,10 +1,8 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
-import { callsWithStatus, expectLedgerEqual } from '../helpers/governed.ts';
+import { callsWithStatus, expectLedgerEqual, governedFiles } from '../helpers/governed.ts';
 import { testConfig } from '../helpers/sync.ts';
-import { tempDir } from '../helpers/tmp.ts';
 
 /**
  * A spent balance stops the run at once: after the first 402 no further request leaves,
@@ -18,18 +16,13 @@ import { tempDir } from '../helpers/tmp.ts';
  * halts its jobs the moment it reads one: 32, and 63-96 with BullMQ (15 runs).
  */
 
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir();
-});
-afterAll(async () => {
-  await dir.cleanup();
-});
+// A temp folder for the file's warehouses, removed after it.
+const files = governedFiles();
 
 describe.each([inProcess, bullmq])('a 402 stops the requests at once, $name', (driver) => {
   it('answers of 402 stay within the requests in flight; the ledger equals the service', async () => {
     const sim = await startSimulator({ fragrances: 600, seed: 7, balanceCents: 1000 });
-    const dbPath = join(dir.path, `${driver === bullmq ? 'bullmq' : 'memory'}-402.duckdb`);
+    const dbPath = files.path(`${driver === bullmq ? 'bullmq' : 'memory'}-402.duckdb`);
     try {
       const summary = await driver.sync(sim, dbPath);
       expect(summary.status).toBe('payment_required');
