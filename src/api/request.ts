@@ -54,7 +54,7 @@ export interface CallerDeps extends AdmissionDeps {
    * goes to the next request: a request that holds a ticket already and waits for a slot
    * would leave, and be refused alike, if the halt came only with the job's end.
    */
-  onRunStop?: (reason: 'payment_required' | 'unauthorized') => void;
+  onRunStop?: () => void;
   logger?: Logger;
   maxRetries: number;
   retryBaseMs: number;
@@ -137,8 +137,7 @@ export async function performCall<T>(
       } finally {
         meter?.wireChange(-1);
       }
-      const stop = deps.onRunStop && 'status' in r ? haltOf(r.status) : null;
-      if (stop) deps.onRunStop!(stop);
+      if (deps.onRunStop && 'status' in r && haltOf(r.status)) deps.onRunStop();
     } finally {
       release?.();
     }

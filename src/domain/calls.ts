@@ -63,14 +63,24 @@ export interface AdmissionNow {
 }
 
 /**
- * The answers after which none of the run's requests may leave, in any process: the service
- * would refuse each alike. The client tells its caller the moment it reads one
- * (CallerDeps.onRunStop), the governor refuses the run's admissions once one is settled.
- * The same 402/401 rule is written twice more, to change with this one: by stop reason in
- * queue/error-policy.ts haltsAtOnce, by status in governor/lua/settle.lua (Lua cannot import it).
+ * The answers after which none of the run's requests may leave, in any process, and the stop
+ * reason each gives: the service would refuse each alike. The client tells its caller the
+ * moment it reads one (CallerDeps.onRunStop), the governor refuses the run's admissions once
+ * one is settled, the queue halts at once on their stop reasons (queue/error-policy.ts
+ * haltsAtOnce) and so does a quota recheck; all read this table. governor/lua/settle.lua has
+ * its own copy (Lua cannot import it): change the two together.
  */
-export function haltOf(status: number): 'payment_required' | 'unauthorized' | null {
-  return status === 402 ? 'payment_required' : status === 401 ? 'unauthorized' : null;
+export const HALTING = { 402: 'payment_required', 401: 'unauthorized' } as const;
+export type HaltReason = (typeof HALTING)[keyof typeof HALTING];
+
+/** A stop (or refusal) reason that halts the run at once (HALTING). */
+export function isHaltReason(reason: string): reason is HaltReason {
+  return reason === HALTING[402] || reason === HALTING[401];
+}
+
+/** The halt an answer's status gives (HALTING), or null. */
+export function haltOf(status: number): HaltReason | null {
+  return status === 402 || status === 401 ? HALTING[status] : null;
 }
 
 /** How a call ended, for reconciliation. */

@@ -1,5 +1,6 @@
 import { isFragsyncError, oneLine } from '../errors.ts';
 import type { StopReason } from '../domain/run.ts';
+import { isHaltReason } from '../domain/calls.ts';
 
 /**
  * The one place where errors become queue actions:
@@ -47,9 +48,8 @@ export function decide(err: unknown, attempt: number, random: () => number = Mat
  * holds: the service would refuse each alike (a spent balance, a refused key), and whether
  * it bills refused calls is not in the spec. The requests on the wire are answered and
  * ledgered. A budget cap needs no halt (the governor refuses what it does not admit).
- * The same rule by HTTP status: domain/calls.ts haltOf and governor/lua/settle.lua; change
- * the three together.
+ * Which they are: domain/calls.ts HALTING.
  */
 export function haltsAtOnce(reason: StopReason): boolean {
-  return reason === 'payment_required' || reason === 'unauthorized';
+  return isHaltReason(reason);
 }

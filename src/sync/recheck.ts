@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { FragranceClient } from '../api/client.ts';
 import type { Governor } from '../governor/types.ts';
 import type { StopReason } from '../domain/run.ts';
+import { isHaltReason } from '../domain/calls.ts';
 import { decide, haltsAtOnce } from '../queue/error-policy.ts';
 
 export interface QuotaRecheckOptions {
@@ -92,8 +93,7 @@ export class QuotaRecheck {
         // rechecks themselves, 1 cent each): no request of the run fits any more, at the reset
         // either, so it stops now. The day's cap opens at the service's midnight, the quota's
         // reset: waiting for it is right.
-        if (a.reason === 'payment_required' || a.reason === 'unauthorized')
-          return await this.halt(a.reason, a.message);
+        if (isHaltReason(a.reason)) return await this.halt(a.reason, a.message);
         if (a.reason === 'run_budget') return await this.halt('budget_exhausted', a.message);
         if (!again) return;
         next = a.reason === 'paused' ? Math.max(50, (a.until?.getTime() ?? 0) - Date.now()) : null;

@@ -5,6 +5,7 @@ import { serviceDay } from '../warehouse/service-clock.ts';
 import type { ApiCallItem } from '../domain/calls.ts';
 import type { Frontier } from './frontier.ts';
 import { WalkDay } from './walk-day.ts';
+import { governorOffset } from './governor-offset.ts';
 
 /**
  * A run that waits through quota resets reads the lists again when each new quota window
@@ -46,7 +47,7 @@ export class ResetRewalk {
    */
   async answered(calls: readonly ApiCallItem[], governor: Governor | undefined): Promise<JobSpec[]> {
     if (!this.day.pending || !calls.some((c) => c.status > 0)) return [];
-    const offsetMs = (await governor?.status())?.clockOffsetMs ?? null;
+    const offsetMs = await governorOffset(governor);
     const judged = this.day.judge(serviceDay(new Date(), offsetMs));
     if (judged !== 'again') return judged;
     const walks = this.frontier.rewalk(++this.pass);

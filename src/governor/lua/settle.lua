@@ -43,8 +43,8 @@ local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ti
 -- Whether failed calls are billed is unknown: every attempt counts.
 if not charged_at_expiry then charge(cost, service_now, ticket_run) end
 -- A 402 or a 401 halts the run in every process: admit.lua refuses its requests from now on.
--- The same rule as domain/calls.ts haltOf (the in-memory governor's) and, by stop reason,
--- queue/error-policy.ts haltsAtOnce: change the three together. In the run's own key, so the next run (after a top-up) starts clear.
+-- A copy of domain/calls.ts HALTING (which every TypeScript reader of the rule uses): change
+-- the two together. In the run's own key, so the next run (after a top-up) starts clear.
 if status == 402 or status == 401 then
   local rk = run_key(ticket_run)
   redis.call('HSETNX', rk, 'halted', status == 402 and 'payment_required' or 'unauthorized')
