@@ -1,5 +1,5 @@
 import { serviceClock, serviceDay } from './service-clock.ts';
-import { withServiceCalls } from './run-sql.ts';
+import { ROWS_NEAR_DAY, withServiceCalls } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import { readClocks } from './sync-state.ts';
 
@@ -17,7 +17,7 @@ interface Reader {
 /** Calls and cents of one service day (YYYY-MM-DD), all runs. */
 export async function spendOnServiceDay(wh: Reader, day: string): Promise<{ calls: number; cents: number }> {
   const [row] = await wh.query<{ calls: number; cents: number }>(
-    withServiceCalls(sqlFile('runs/spend-on-day.sql')),
+    withServiceCalls(sqlFile('runs/spend-on-day.sql'), ROWS_NEAR_DAY),
     [day],
   );
   return { calls: Number(row?.calls ?? 0), cents: Number(row?.cents ?? 0) };

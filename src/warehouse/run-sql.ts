@@ -29,10 +29,22 @@ function calls(source = 'api_calls'): string {
 const CYCLE_ANSWERED =
   '(SELECT * FROM api_calls WHERE status = 200 AND run_id IN (SELECT run_id FROM cycle_runs))';
 
-/** `body` (one SELECT, no WITH of its own) with the CTE `calls`. */
-export function withServiceCalls(body: string): string {
-  return `WITH ${calls()}\n${body}`;
+/** `body` (one SELECT, no WITH of its own) with the CTE `calls` over `source` (calls()). */
+export function withServiceCalls(body: string, source?: string): string {
+  return `WITH ${calls(source)}\n${body}`;
 }
+
+/**
+ * The ledger rows that can fall on the service's day bound as $1 (YYYY-MM-DD): a row's
+ * service time is its time here plus an offset some run recorded, or 0, so only rows within
+ * the recorded offsets' reach of that day can; the rest need not go through the join. The
+ * per-day spend is read at every sync's start and every dashboard refresh.
+ */
+export const ROWS_NEAR_DAY = `(SELECT * FROM api_calls
+  WHERE "at" >= $1::DATE::TIMESTAMPTZ
+      - to_milliseconds((SELECT greatest(0, coalesce(max(clock_offset_ms), 0)) FROM sync_run_clocks))
+    AND "at" < ($1::DATE + 1)::TIMESTAMPTZ
+      - to_milliseconds((SELECT least(0, coalesce(min(clock_offset_ms), 0)) FROM sync_run_clocks)))`;
 
 /**
  * Where a cycle ends, as `cycle_end(upto)`: a SELECT of one time, which may read `full_runs`.
