@@ -1,9 +1,8 @@
 import { afterEach, expect, test } from 'vitest';
-import { lateNew } from '../../src/sync/late-new.ts';
+import { lastCycle, lateNew } from '../../src/sync/late-new.ts';
 import { cycleRuns } from '../../src/sync/summary-figures.ts';
 import { spendOnServiceDay } from '../../src/warehouse/ledger-day.ts';
 import { CYCLE_END, withCycle } from '../../src/warehouse/run-sql.ts';
-import { sqlFile } from '../../src/warehouse/sql-files.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { freshWarehouse } from './fixtures.ts';
 
@@ -11,7 +10,7 @@ import { freshWarehouse } from './fixtures.ts';
  * One rule places a ledger row on the service's clock (src/warehouse/service-clock.ts): its
  * time plus the offset of the latest run started at or before it, as the per-day spend reads
  * it. The cycle's service days (summary, sql/runs/cycle-before.sql) and the last cycle's first
- * day (late-new.ts, sql/runs/last-cycle.sql) took the call's own run's offset instead, and
+ * day (late-new.ts) took the call's own run's offset instead, and
  * left out the calls of a run killed before it recorded one: here that run's answered call is
  * the cycle's first, on a service day the per-day spend counts it on and they did not.
  */
@@ -29,32 +28,58 @@ const H3 = 3 * 3_600_000;
  * P's offset); C completed the cycle on Jan 3 (offset +3 h).
  */
 async function killedRunInCycle(): Promise<Warehouse> {
+  const wh = await emptyWarehouse();
+  await run(wh, 'P', '2025-12-30T10:00:00Z', '2025-12-30T11:00:00Z', 'completed', H3);
+  await call(wh, 'P', '2025-12-30T10:10:00Z');
+  await run(wh, 'K', '2026-01-01T20:00:00Z', '2026-01-01T22:30:00Z', 'died', null);
+  await call(wh, 'K', '2026-01-01T22:00:00Z');
+  await run(wh, 'C', '2026-01-03T10:00:00Z', '2026-01-03T11:00:00Z', 'completed', H3);
+  await call(wh, 'C', '2026-01-03T10:05:00Z');
+  return wh;
+}
+
+async function emptyWarehouse(): Promise<Warehouse> {
   const fresh = await freshWarehouse();
   cleanup = fresh.cleanup;
-  const { wh } = fresh;
-  const run = async (id: string, start: string, end: string, status: string, offsetMs: number | null) => {
-    await wh.query('INSERT INTO sync_runs VALUES ($1, $2::TIMESTAMPTZ, $3::TIMESTAMPTZ, $4, 1, 1)', [
-      id,
-      start,
-      end,
-      status,
-    ]);
-    await wh.query("INSERT INTO sync_run_modes VALUES ($1, 'full')", [id]);
-    if (offsetMs !== null)
-      await wh.query('INSERT INTO sync_run_clocks VALUES ($1, $2, $3::TIMESTAMPTZ)', [id, offsetMs, end]);
-  };
-  const call = (id: string, at: string) =>
-    wh.query(
-      "INSERT INTO api_calls VALUES ($1, $2::TIMESTAMPTZ, 'GET', '/v1/fragrances', 200, 1, 100, $3, now())",
-      [id, at, `${id}-${at}`],
-    );
-  await run('P', '2025-12-30T10:00:00Z', '2025-12-30T11:00:00Z', 'completed', H3);
-  await call('P', '2025-12-30T10:10:00Z');
-  await run('K', '2026-01-01T20:00:00Z', '2026-01-01T22:30:00Z', 'died', null);
-  await call('K', '2026-01-01T22:00:00Z');
-  await run('C', '2026-01-03T10:00:00Z', '2026-01-03T11:00:00Z', 'completed', H3);
-  await call('C', '2026-01-03T10:05:00Z');
-  return wh;
+  return fresh.wh;
+}
+
+async function run(
+  wh: Warehouse,
+  id: string,
+  start: string,
+  end: string,
+  status: string,
+  offsetMs: number | null,
+) {
+  await wh.query('INSERT INTO sync_runs VALUES ($1, $2::TIMESTAMPTZ, $3::TIMESTAMPTZ, $4, 1, 1)', [
+    id,
+    start,
+    end,
+    status,
+  ]);
+  await wh.query("INSERT INTO sync_run_modes VALUES ($1, 'full')", [id]);
+  if (offsetMs !== null)
+    await wh.query('INSERT INTO sync_run_clocks VALUES ($1, $2, $3::TIMESTAMPTZ)', [id, offsetMs, end]);
+}
+
+function call(wh: Warehouse, id: string, at: string, status = 200) {
+  return wh.query(
+    "INSERT INTO api_calls VALUES ($1, $2::TIMESTAMPTZ, 'GET', '/v1/fragrances', $3, 1, 100, $4, now())",
+    [id, at, status, `${id}-${at}`],
+  );
+}
+
+/** The last cycle's first service day by the rule's join over every answered call (the reading late-new.ts replaced). */
+async function firstDayByJoin(wh: Warehouse): Promise<string | null> {
+  const [row] = await wh.query<{ day: string | null }>(
+    withCycle(
+      CYCLE_END.LAST_DONE,
+      `SELECT strftime(timezone('UTC', min(c.service_at)), '%Y-%m-%d') AS day
+       FROM calls c JOIN cycle_runs r USING (run_id) WHERE c.status = 200`,
+    ),
+  );
+  return row?.day ?? null;
 }
 
 test("a killed run's answered call is on the service day the per-day spend counts it on, in the cycle's days", async () => {
@@ -70,15 +95,47 @@ test("a killed run's answered call is on the service day the per-day spend count
 
 test("the last cycle's first day is that call's service day too; a full run after it opens the next cycle", async () => {
   const wh = await killedRunInCycle();
-  // The statement late-new.ts reads (its result is fragrances, none here).
-  const [cycle] = await wh.query<{ firstDay: string; completedAt: string }>(
-    withCycle(CYCLE_END.LAST_DONE, sqlFile('runs/last-cycle.sql')),
-  );
-  expect(cycle).toEqual({ firstDay: '2026-01-02', completedAt: '2026-01-03T11:00:00.000Z' });
   const state = await wh.syncState();
+  expect(await lastCycle(wh, state.clocks)).toEqual({
+    firstDay: '2026-01-02',
+    completedAt: '2026-01-03T11:00:00.000Z',
+  });
+  expect(await firstDayByJoin(wh)).toBe('2026-01-02');
   expect([state.cycleStart, state.lastCompletedRun]).toEqual([null, 'C']);
   expect(await lateNew(wh, state)).toEqual([]);
   await wh.query("INSERT INTO sync_runs VALUES ('D', '2026-01-04T08:00:00Z', NULL, 'running', 0, 0)");
   const open = await wh.syncState();
   expect([open.cycleStart, open.lastCompletedRun]).toEqual(['2026-01-04T08:00:00.000Z', 'C']);
+});
+
+test("a later run's first call, by its lower offset, can be the cycle's first service day: as the join places it", async () => {
+  const wh = await emptyWarehouse();
+  // A (offset +3 h) first answered at 22:30 Jan 1 (Jan 2 01:30 on the service's clock); B's
+  // clock stood 3 h behind (offset -3 h): its first call at 01:00 Jan 2 is 22:00 Jan 1 there.
+  await run(wh, 'A', '2026-01-01T22:00:00Z', '2026-01-01T23:00:00Z', 'died', H3);
+  await call(wh, 'A', '2026-01-01T22:20:00Z', 500);
+  await call(wh, 'A', '2026-01-01T22:30:00Z');
+  await run(wh, 'B', '2026-01-02T00:50:00Z', '2026-01-02T02:00:00Z', 'completed', -H3);
+  await call(wh, 'B', '2026-01-02T01:00:00Z');
+  await call(wh, 'B', '2026-01-02T00:55:00Z', 429);
+  const state = await wh.syncState();
+  expect(await firstDayByJoin(wh)).toBe('2026-01-01');
+  expect(await lastCycle(wh, state.clocks)).toEqual({
+    firstDay: '2026-01-01',
+    completedAt: '2026-01-02T02:00:00.000Z',
+  });
+});
+
+test("no completed cycle: no first day; a died run's answered call is in the cycle completed after it", async () => {
+  const wh = await emptyWarehouse();
+  await run(wh, 'A', '2026-01-01T10:00:00Z', '2026-01-01T11:00:00Z', 'died', 0);
+  await call(wh, 'A', '2026-01-01T10:10:00Z');
+  expect(await lastCycle(wh, (await wh.syncState()).clocks)).toBeNull();
+  await run(wh, 'B', '2026-01-02T10:00:00Z', '2026-01-02T11:00:00Z', 'completed', 0);
+  await call(wh, 'B', '2026-01-02T10:10:00Z', 402);
+  // A, answered, is in B's cycle: its first call is the cycle's.
+  expect(await lastCycle(wh, (await wh.syncState()).clocks)).toEqual({
+    firstDay: '2026-01-01',
+    completedAt: '2026-01-02T11:00:00.000Z',
+  });
 });
