@@ -21,7 +21,10 @@ export interface CatalogueSizes {
   fragrances: number;
   /** pagination.total of each fragrance's reviews, or directly the sum of their review pages. */
   reviewTotals: number[] | { pages: number };
-  /** Catalogue size of each brand. */
+  /**
+   * Entries of each brand's catalogue listing: its pagination.total where known (a listing
+   * may name an entry twice, and its pages follow the total), else its members.
+   */
   brands: number[];
   perfumers: number;
   notes: number;
@@ -31,7 +34,15 @@ export interface CatalogueSizes {
   similarCounts?: number[];
   /** Page sizes the service used where it served fewer than asked (`pagination.limit`); 50 otherwise. */
   pageSizes?: Partial<Record<PagedWalk, number>>;
+  /**
+   * pagination.total of the fragrance, note and accord lists, where known: a listing may name
+   * an entry twice (a legal reading), so it can hold more entries than there are items, and a
+   * full walk reads every page its total makes. Absent or smaller: the item counts above.
+   */
+  listed?: Partial<Record<ListedWalk, number>>;
 }
+
+export type ListedWalk = 'fragrances' | 'notes' | 'accords';
 
 export type PagedWalk = 'fragrances' | 'reviews' | 'brands' | 'notes' | 'accords';
 
@@ -140,8 +151,10 @@ export function perFragranceCost(datasets: DatasetsConfig): Cost {
 export function minimumCost(sizes: CatalogueSizes, datasets: DatasetsConfig, objective: Objective): Cost {
   const counts: CallCounts = {};
   const page = sizes.pageSizes ?? {};
+  // A list's entries: its items, or more where its total said so (entries named twice).
+  const entries = (walk: ListedWalk, items: number) => Math.max(items, sizes.listed?.[walk] ?? 0);
   if (fragranceDataWanted(datasets)) {
-    addCalls(counts, { listFragrances: pagesFor(sizes.fragrances, page.fragrances) });
+    addCalls(counts, { listFragrances: pagesFor(entries('fragrances', sizes.fragrances), page.fragrances) });
     const totals = Array.isArray(sizes.reviewTotals) ? sizes.reviewTotals : null;
     for (let i = 0; i < sizes.fragrances; i++) {
       const total = totals?.[i];
@@ -159,8 +172,12 @@ export function minimumCost(sizes: CatalogueSizes, datasets: DatasetsConfig, obj
   }
   if (datasets.perfumers) addCalls(counts, { getPerfumer: sizes.perfumers });
   if (datasets.notes)
-    addCalls(counts, { listNotes: pagesFor(sizes.notes, page.notes), getNote: sizes.notes });
-  if (datasets.accords) addCalls(counts, { listAccords: pagesFor(sizes.accords, page.accords) });
+    addCalls(counts, {
+      listNotes: pagesFor(entries('notes', sizes.notes), page.notes),
+      getNote: sizes.notes,
+    });
+  if (datasets.accords)
+    addCalls(counts, { listAccords: pagesFor(entries('accords', sizes.accords), page.accords) });
   if (datasets.charts) addCalls(counts, { listCharts: 1, getChart: sizes.charts });
   if (datasets.trending) addCalls(counts, { trending: 1 });
   return costOf(counts);

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import { minimumCost, type Cost, type PagedWalk } from '../plan/cost-model.ts';
+import { minimumCost, type Cost, type ListedWalk, type PagedWalk } from '../plan/cost-model.ts';
 import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
 import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
@@ -27,14 +27,19 @@ export async function catalogueMinimum(
   config: Config,
   counted: Promise<Record<string, number>>,
 ): Promise<Cost> {
-  const [totals, brands, pageSizes] = await Promise.all([
+  const [totals, brands, pageSizes, listed] = await Promise.all([
     wh.query<{ n: number }>(
       'SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id',
     ),
+    // A catalogue's pages follow its listing's total, which may name a member twice: the
+    // larger of the members and the total its walk last saw.
     wh.query<{ n: number }>(
-      'SELECT count(bf.fragrance_id)::INTEGER AS n FROM brands b LEFT JOIN brand_fragrances bf ON bf.brand_slug = b.slug GROUP BY b.slug',
+      `SELECT greatest(count(bf.fragrance_id), coalesce(any_value(w.total), 0))::INTEGER AS n
+       FROM brands b LEFT JOIN brand_fragrances bf ON bf.brand_slug = b.slug
+       LEFT JOIN sync_walks w ON w.walk = 'brand:' || b.slug GROUP BY b.slug`,
     ),
     servicePageSizes(wh),
+    listTotals(wh),
   ]);
   const rows = await counted;
   return minimumCost(
@@ -47,6 +52,7 @@ export async function catalogueMinimum(
       accords: rows.accords ?? 0,
       charts: rows.charts ?? 0,
       pageSizes,
+      listed,
     },
     config.datasets,
     config.objective,
@@ -72,6 +78,20 @@ async function servicePageSizes(wh: WarehouseHandle): Promise<Partial<Record<Pag
 }
 
 const PAGED: PagedWalk[] = ['fragrances', 'reviews', 'brands', 'notes', 'accords'];
+
+/**
+ * The totals the service gave the fragrance, note and accord lists (their page-1 marks, the
+ * walks' naming in src/plan/sizes.ts walkMark): a listing that names an entry twice (a legal
+ * reading) holds more entries than the warehouse has items, and a full walk reads every page.
+ */
+async function listTotals(wh: WarehouseHandle): Promise<Partial<Record<ListedWalk, number>>> {
+  const rows = await wh.query<{ walk: string; total: number }>(
+    "SELECT walk, total FROM sync_walks WHERE walk IN ('fragrances@1', 'notes@1', 'accords')",
+  );
+  const listed: Partial<Record<ListedWalk, number>> = {};
+  for (const r of rows) listed[r.walk.replace(/@1$/, '') as ListedWalk] = Number(r.total);
+  return listed;
+}
 
 /** One run's calls and cents on one endpoint template, failed calls and their list price apart. */
 export interface EndpointSpend {

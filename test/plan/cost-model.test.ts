@@ -78,6 +78,27 @@ describe('cost model', () => {
     expect(at7.byEndpoint.getFragrance).toEqual(base.byEndpoint.getFragrance);
   });
 
+  it("counts a list's pages from its total where it names more entries than there are items", () => {
+    // A listing that names some entries twice (a legal reading): 120 fragrances listed as 137
+    // entries is still 3 pages, as 151 it is 4; a smaller total (items not yet listed) never
+    // lowers the count.
+    const listed = minimumCost(
+      { ...sizes, listed: { fragrances: 151, notes: 101, accords: 51 } },
+      datasets,
+      'cents',
+    );
+    expect(listed.byEndpoint.listFragrances?.calls).toBe(4);
+    expect(listed.byEndpoint.listNotes?.calls).toBe(3);
+    expect(listed.byEndpoint.listAccords?.calls).toBe(2);
+    const base = minimumCost(sizes, datasets, 'cents');
+    expect(minimumCost({ ...sizes, listed: { fragrances: 137 } }, datasets, 'cents')).toEqual(base);
+    expect(minimumCost({ ...sizes, listed: { fragrances: 10, notes: 0 } }, datasets, 'cents')).toEqual(base);
+    // Only the list pages move: one profile, similar list, ... per fragrance, one per note.
+    expect(listed.byEndpoint.getFragrance).toEqual(base.byEndpoint.getFragrance);
+    expect(listed.byEndpoint.getNote).toEqual(base.byEndpoint.getNote);
+    expect(listed.calls - base.calls).toBe(1 + 1 + 1);
+  });
+
   it('computes the minimum of a small catalogue under objective cents', () => {
     const exp = expectedCentsObjective();
     const cost = minimumCost(sizes, datasets, 'cents');
