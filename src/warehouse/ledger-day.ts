@@ -1,5 +1,5 @@
 import { serviceClock, serviceDay } from './service-clock.ts';
-import { ROWS_NEAR_DAY, withServiceCalls } from './run-sql.ts';
+import { QUOTA_ROWS_NEAR_NEWEST, ROWS_NEAR_DAY, withServiceCalls } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import { readClocks } from './sync-state.ts';
 
@@ -49,17 +49,26 @@ export interface LedgerQuota {
   resetAt: Date;
 }
 
-/** The quota as the ledger last saw it, on the service's day; null when no call carried one. */
+/**
+ * The quota as the ledger last saw it, on the service's day; null when no call carried one.
+ * The day first (the newest row carrying a quota), then its low: each reads through the clock
+ * join only the rows that can matter, not the whole ledger.
+ */
 export async function ledgerQuota(wh: Reader): Promise<LedgerQuota | null> {
-  const [row] = await wh.query<{ remaining: number; sent: string; day: string; offset_ms: number }>(
-    withServiceCalls(sqlFile('runs/quota-on-service-day.sql')),
+  const [last] = await wh.query<{ day: string; offset_ms: number }>(
+    withServiceCalls(sqlFile('runs/quota-newest.sql'), QUOTA_ROWS_NEAR_NEWEST),
+  );
+  if (!last) return null;
+  const [row] = await wh.query<{ remaining: number; sent: string }>(
+    withServiceCalls(sqlFile('runs/quota-on-service-day.sql'), ROWS_NEAR_DAY),
+    [last.day],
   );
   if (!row) return null;
-  const nextDay = Date.parse(`${row.day}T00:00:00Z`) + 86_400_000;
+  const nextDay = Date.parse(`${last.day}T00:00:00Z`) + 86_400_000;
   return {
     remaining: Number(row.remaining),
     sent: row.sent,
-    day: row.day,
-    resetAt: new Date(nextDay - Number(row.offset_ms)),
+    day: last.day,
+    resetAt: new Date(nextDay - Number(last.offset_ms)),
   };
 }

@@ -35,16 +35,33 @@ export function withServiceCalls(body: string, source?: string): string {
 }
 
 /**
+ * How far the recorded offsets (or 0: rows before every run's) can move a row's time onto the
+ * service's clock: AHEAD at most (an interval, never negative), BEHIND at least (never
+ * positive). A row outside their reach of a time cannot fall on it and need not go through the
+ * clock join.
+ */
+const AHEAD = `to_milliseconds((SELECT greatest(0, coalesce(max(clock_offset_ms), 0)) FROM sync_run_clocks))`;
+const BEHIND = `to_milliseconds((SELECT least(0, coalesce(min(clock_offset_ms), 0)) FROM sync_run_clocks))`;
+
+/**
  * The ledger rows that can fall on the service's day bound as $1 (YYYY-MM-DD): a row's
  * service time is its time here plus an offset some run recorded, or 0, so only rows within
  * the recorded offsets' reach of that day can; the rest need not go through the join. The
- * per-day spend is read at every sync's start and every dashboard refresh.
+ * per-day spend is read at every sync's start and every dashboard refresh, the quota on its
+ * day by status and plan.
  */
 export const ROWS_NEAR_DAY = `(SELECT * FROM api_calls
-  WHERE "at" >= $1::DATE::TIMESTAMPTZ
-      - to_milliseconds((SELECT greatest(0, coalesce(max(clock_offset_ms), 0)) FROM sync_run_clocks))
-    AND "at" < ($1::DATE + 1)::TIMESTAMPTZ
-      - to_milliseconds((SELECT least(0, coalesce(min(clock_offset_ms), 0)) FROM sync_run_clocks)))`;
+  WHERE "at" >= $1::DATE::TIMESTAMPTZ - ${AHEAD}
+    AND "at" < ($1::DATE + 1)::TIMESTAMPTZ - ${BEHIND})`;
+
+/**
+ * The ledger rows carrying a quota that can be the newest on the service's clock: none older
+ * here than the newest by this machine's clock less the offsets' whole spread can be (its
+ * service time is at most its time plus AHEAD, the newest's at least its time plus BEHIND).
+ */
+export const QUOTA_ROWS_NEAR_NEWEST = `(SELECT * FROM api_calls
+  WHERE quota_remaining IS NOT NULL
+    AND "at" >= (SELECT max("at") FROM api_calls WHERE quota_remaining IS NOT NULL) - ${AHEAD} + ${BEHIND})`;
 
 /**
  * Where a cycle ends, as `cycle_end(upto)`: a SELECT of one time, which may read `full_runs`.

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from 'vitest';
 import { lastCycle, lateNew } from '../../src/sync/late-new.ts';
 import { cycleRuns } from '../../src/sync/summary-figures.ts';
-import { spendOnServiceDay } from '../../src/warehouse/ledger-day.ts';
-import { CYCLE_END, withCycle } from '../../src/warehouse/run-sql.ts';
+import { ledgerQuota, spendOnServiceDay } from '../../src/warehouse/ledger-day.ts';
+import { CYCLE_END, withCycle, withServiceCalls } from '../../src/warehouse/run-sql.ts';
 import type { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { freshWarehouse } from './fixtures.ts';
 
@@ -63,10 +63,10 @@ async function run(
     await wh.query('INSERT INTO sync_run_clocks VALUES ($1, $2, $3::TIMESTAMPTZ)', [id, offsetMs, end]);
 }
 
-function call(wh: Warehouse, id: string, at: string, status = 200) {
+function call(wh: Warehouse, id: string, at: string, status = 200, quota: number | null = 100) {
   return wh.query(
-    "INSERT INTO api_calls VALUES ($1, $2::TIMESTAMPTZ, 'GET', '/v1/fragrances', $3, 1, 100, $4, now())",
-    [id, at, status, `${id}-${at}`],
+    "INSERT INTO api_calls VALUES ($1, $2::TIMESTAMPTZ, 'GET', '/v1/fragrances', $3, 1, $4, $5, now())",
+    [id, at, status, quota, `${id}-${at}`],
   );
 }
 
@@ -138,4 +138,62 @@ test("no completed cycle: no first day; a died run's answered call is in the cyc
     firstDay: '2026-01-01',
     completedAt: '2026-01-02T11:00:00.000Z',
   });
+});
+
+/** The quota on its service day by the rule's join over the whole ledger (the reading ledger-day.ts narrowed). */
+async function quotaByJoin(wh: Warehouse) {
+  const [row] = await wh.query<{ remaining: number; sent: string; day: string; offset_ms: number }>(
+    withServiceCalls(`SELECT CAST(min(q.quota_remaining) AS DOUBLE) AS remaining,
+        strftime(timezone('UTC', max(q."at")), '%Y-%m-%dT%H:%M:%SZ') AS sent,
+        strftime(CAST(any_value(last.s) AS DATE), '%Y-%m-%d') AS day,
+        CAST(any_value(last.offset_ms) AS DOUBLE) AS offset_ms
+      FROM (SELECT * FROM calls WHERE quota_remaining IS NOT NULL) q,
+        (SELECT service_at AS s, offset_ms FROM calls WHERE quota_remaining IS NOT NULL
+         ORDER BY service_at DESC LIMIT 1) last
+      WHERE q.service_at >= CAST(CAST(last.s AS DATE) AS TIMESTAMPTZ)
+      HAVING count(*) > 0`),
+  );
+  return row ? { remaining: row.remaining, sent: row.sent, day: row.day, offsetMs: row.offset_ms } : null;
+}
+
+test("the quota's day is the newest call's on the service's clock, not this machine's; its low that day's", async () => {
+  const wh = await emptyWarehouse();
+  expect(await ledgerQuota(wh)).toBeNull();
+  // Before any run's offset (0): Dec 31 on both clocks.
+  await call(wh, 'O', '2025-12-31T12:00:00Z', 200, 10);
+  // A (+6 h): Jan 2 01:00 and 02:00 on the service's clock; B (-6 h), later here, Jan 1 there.
+  await run(wh, 'A', '2026-01-01T18:00:00Z', '2026-01-01T20:30:00Z', 'died', 6 * 3_600_000);
+  await call(wh, 'A', '2026-01-01T19:00:00Z', 200, 50);
+  await call(wh, 'A', '2026-01-01T20:00:00Z', 200, 40);
+  await call(wh, 'A', '2026-01-01T20:10:00Z', 500, null);
+  await run(wh, 'B', '2026-01-01T21:00:00Z', '2026-01-01T23:00:00Z', 'completed', -6 * 3_600_000);
+  await call(wh, 'B', '2026-01-01T21:30:00Z', 200, 900);
+  await call(wh, 'B', '2026-01-01T22:00:00Z', 200, 880);
+  await call(wh, 'B', '2026-01-01T22:30:00Z', 402, null);
+  const expected = {
+    remaining: 40,
+    sent: '2026-01-01T20:00:00Z',
+    day: '2026-01-02',
+    offsetMs: 6 * 3_600_000,
+  };
+  expect(await quotaByJoin(wh)).toEqual(expected);
+  const q = await ledgerQuota(wh);
+  expect(q && { remaining: q.remaining, sent: q.sent, day: q.day }).toEqual({
+    remaining: 40,
+    sent: '2026-01-01T20:00:00Z',
+    day: '2026-01-02',
+  });
+  // The service's day ends at 18:00 here by A's offset.
+  expect(q?.resetAt.toISOString()).toBe('2026-01-02T18:00:00.000Z');
+  // C (0): later on both clocks, on Jan 2 there, after A's calls: the day's low takes both runs' calls.
+  await run(wh, 'C', '2026-01-02T09:00:00Z', '2026-01-02T10:00:00Z', 'completed', 0);
+  await call(wh, 'C', '2026-01-02T09:30:00Z', 200, 45);
+  const next = await ledgerQuota(wh);
+  expect(await quotaByJoin(wh)).toEqual({ ...expected, sent: '2026-01-02T09:30:00Z', offsetMs: 0 });
+  expect(next && { remaining: next.remaining, sent: next.sent, day: next.day }).toEqual({
+    remaining: 40,
+    sent: '2026-01-02T09:30:00Z',
+    day: '2026-01-02',
+  });
+  expect(next?.resetAt.toISOString()).toBe('2026-01-03T00:00:00.000Z');
 });
