@@ -31,6 +31,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { fileURLToPath } from 'node:url';
 import { IDLE_REASONS, type OccupancyFigures } from '../src/api/occupancy.ts';
 import { loadConfig } from '../src/config/index.ts';
+import { formatRatio } from '../src/plan/cost-model.ts';
 import type { TableDigest } from '../src/util/row-digest.ts';
 import { warehouseDigest } from '../test/helpers/ground-truth.ts';
 import { builtFile } from '../bin/built.mjs';
@@ -290,7 +291,7 @@ for (const latencyMs of LATENCIES) {
         `    of which the fetching thread ${f.fetchingThreadCpuS.toFixed(1)} s, the loader thread, DuckDB and GC helpers ${(f.cpuS - f.fetchingThreadCpuS).toFixed(1)} s`,
       );
     console.log(
-      `  cost ratio ${f.costRatio?.toFixed(3) ?? '-'}                 target 1.000: ${ok(f.costRatio !== null && f.costRatio.toFixed(3) === '1.000' && f.calls === f.ledgerCalls)}`,
+      `  cost ratio ${f.costRatio === null ? '-' : formatRatio(f.costRatio)}                 target 1.000: ${ok(f.costRatio === 1 && f.calls === f.ledgerCalls)}`,
     );
     if (f.serviceCpuS !== null)
       console.log(

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config/index.ts';
+import { formatRatio } from '../src/plan/cost-model.ts';
 import { runSync } from '../src/sync/coordinator.ts';
 import { createRuntime } from '../src/sync/runtime.ts';
 import { processCpuS } from './proc-cpu.ts';
@@ -126,7 +127,7 @@ try {
     `sync: ${summary.calls} calls in ${wallS.toFixed(1)} s = ${rate.toFixed(0)} calls/s (${((rate / raw) * 100).toFixed(0)}% of the ceiling)`,
   );
   console.log(
-    `cost: ${summary.cents} cents, minimum ${summary.minimum.cents}, ratio ${summary.costRatio?.toFixed(3)}`,
+    `cost: ${summary.cents} cents, minimum ${summary.minimum.cents}, ratio ${summary.costRatio === null ? '-' : formatRatio(summary.costRatio)}`,
   );
   console.log(`peak RSS of the sync process: ${rssMiB.toFixed(0)} MiB`);
   if (simCpuS !== null)

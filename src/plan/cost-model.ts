@@ -183,6 +183,20 @@ export function minimumCost(sizes: CatalogueSizes, datasets: DatasetsConfig, obj
   return costOf(counts);
 }
 
+/**
+ * A cost ratio (actual over the minimum) as printed: three decimals, rounded away from 1, so a
+ * ratio that is not exactly 1 never reads 1.000 (2,031 / 2,030 cents is 1.000493: 1.001) and
+ * one over a target never reads as meeting it (1.0501: 1.051). A ratio at three decimals reads
+ * as it is (1, 1.05: a quotient of whole cents lands on one, give or take the float's last bits).
+ */
+export function formatRatio(ratio: number): string {
+  const thousandths = ratio * 1000;
+  const nearest = Math.round(thousandths);
+  if (Math.abs(thousandths - nearest) < 1e-9) return (nearest / 1000).toFixed(3);
+  const away = ratio > 1 ? Math.ceil(thousandths) : Math.floor(thousandths);
+  return (away / 1000).toFixed(3);
+}
+
 /** Slug-style ids (one or two lowercase segments): the only ids enrich accepts. */
 const SLUG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?$/;
 

@@ -1,6 +1,6 @@
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { Config } from '../config/index.ts';
-import type { Cost } from '../plan/cost-model.ts';
+import { formatRatio, type Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { RunChanges } from '../warehouse/run-changes.ts';
@@ -299,9 +299,10 @@ function costLine(s: SyncSummary, dollars: (c: number) => string): string {
     return `full cycle finished by this run, begun by ${s.earlierCycleRuns} earlier run(s): no cost ratio for this run alone (${cheapest})`;
   if (s.costRatio === null) return cheapest;
   // Whether failed calls are billed is not in the spec: the ratio either way, when they differ.
-  const billed = s.failedCents > 0 && s.costRatioIfFailedBilled !== null;
-  const ifBilled = billed
-    ? ` (${s.costRatioIfFailedBilled?.toFixed(3)} if the service bills failed calls)`
-    : '';
-  return `${cheapest}   cost ratio: ${s.costRatio.toFixed(3)}${ifBilled}`;
+  // Each rounded away from 1 (formatRatio): a ratio that is not exactly 1 never reads 1.000.
+  const ifBilled =
+    s.failedCents > 0 && s.costRatioIfFailedBilled !== null
+      ? ` (${formatRatio(s.costRatioIfFailedBilled)} if the service bills failed calls)`
+      : '';
+  return `${cheapest}   cost ratio: ${formatRatio(s.costRatio)}${ifBilled}`;
 }

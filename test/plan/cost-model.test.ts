@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import {
   enrichPays,
+  formatRatio,
   minimumCost,
   pagesFor,
   perFragranceCost,
@@ -76,6 +77,20 @@ describe('cost model', () => {
     // The rest does not page.
     const base = minimumCost(sizes, datasets, 'cents');
     expect(at7.byEndpoint.getFragrance).toEqual(base.byEndpoint.getFragrance);
+  });
+
+  it('prints a ratio that is not exactly 1 never as 1.000: three decimals, rounded away from 1', () => {
+    expect(formatRatio(2031 / 2030)).toBe('1.001'); // 1.000493: toFixed(3) said 1.000
+    expect(formatRatio(1)).toBe('1.000');
+    expect(formatRatio(2030 / 2030)).toBe('1.000');
+    expect(formatRatio(120_001 / 120_000)).toBe('1.001');
+    expect(formatRatio(119_999 / 120_000)).toBe('0.999');
+    // Above a target never reads as meeting it; at three decimals exactly, as it is.
+    expect(formatRatio(1.0501)).toBe('1.051');
+    expect(formatRatio(2100 / 2000)).toBe('1.050');
+    expect(formatRatio(1746 / 1000)).toBe('1.746');
+    expect(formatRatio(0.5)).toBe('0.500');
+    expect(formatRatio(1.2344)).toBe('1.235');
   });
 
   it("counts a list's pages from its total where it names more entries than there are items", () => {

@@ -113,6 +113,13 @@ describe('rows added, changed and removed by a run', () => {
     expect(first.mode).toBe('full');
     expect(first.costRatio).not.toBeNull();
     expect(formatSummary(first)).toContain('cost ratio');
+    // One cent over the minimum is not a ratio of 1, however many cents the minimum is: the
+    // text says so (toFixed(3) printed 2,031 / 2,030 as 1.000), the JSON keeps the number.
+    const minimum = { ...first.minimum, cents: 2030 };
+    const overRun = { ...first, cents: 2031, minimum, costRatio: 2031 / 2030 };
+    expect(formatSummary({ ...overRun, cents: 2030, costRatio: 1 })).toMatch(/cost ratio: 1\.000$/m);
+    expect(formatSummary(overRun)).toMatch(/cost ratio: 1\.001$/m);
+    expect(JSON.parse(summaryJson(overRun)).costRatio).toBe(2031 / 2030);
     expect(second.mode).toBe('incremental');
     const items = Object.values(second.changes!.items).reduce((a, b) => a + b, 0);
     expect(second.costRatio).toBeNull();
