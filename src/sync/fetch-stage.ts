@@ -83,7 +83,8 @@ export class FetchStage {
     if (governor) {
       const { recheckMs: intervalMs, wait } = this.config.quota;
       const resume = async () => this.driver?.resume();
-      const stop = (reason: StopReason, message: string) => this.stopRun(reason, message);
+      const stop = (reason: StopReason, message: string) =>
+        this.stopRun(reason, message, haltsAtOnce(reason));
       this.pause = new QuotaPause(
         new QuotaRecheck({ governor, client, intervalMs, log: this.run.log, resume, stop }),
         wait,
@@ -161,12 +162,16 @@ export class FetchStage {
     return this.result;
   }
 
-  /** The run stops with `reason` (a job's stop outcome, or a recheck's): the first one counts. */
-  private async stopRun(reason: StopReason, message: string): Promise<void> {
+  /**
+   * The run stops with `reason` (a job's stop outcome, or a recheck's): the first one counts.
+   * `halt`: its requests stop too (haltsAtOnce), for a recheck's stop only: a job's is
+   * halted by what ran the job as it reported it (MemoryDriver.run, a worker's lease), once.
+   */
+  private async stopRun(reason: StopReason, message: string, halt = false): Promise<void> {
     if (this.result.stop) return;
     this.result.stop = { reason, message };
     this.run.log.warn({ reason }, message);
-    await this.driver?.stop(haltsAtOnce(reason));
+    await this.driver?.stop(halt);
   }
 
   /** No job may be submitted any more: the run stopped, or was interrupted. */
