@@ -152,7 +152,7 @@ export class MemoryDriver implements QueueDriver {
       // A 402 or a 401 stops and halts before its report is handled: meanwhile other jobs end
       // and would take new ones, each of whose requests would be refused too. A cent cap stops
       // after it (the governor refuses only what does not fit, so a cheaper call may still).
-      // Decided here only: the sync's stopRun halts none of a job's stops (its recheck's).
+      // Decided here only: the sync's stopRun halts a recheck's stop, never a job's.
       if (outcome.type === 'stop' && haltsAtOnce(outcome.reason)) void this.stop(true);
       await this.opts.onOutcome(outcome);
       if (outcome.type === 'stop') this.stopped = true;

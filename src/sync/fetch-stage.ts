@@ -83,8 +83,7 @@ export class FetchStage {
     if (governor) {
       const { recheckMs: intervalMs, wait } = this.config.quota;
       const resume = async () => this.driver?.resume();
-      const stop = (reason: StopReason, message: string) =>
-        this.stopRun(reason, message, haltsAtOnce(reason));
+      const stop = (reason: StopReason, msg: string) => this.stopRun(reason, msg, haltsAtOnce(reason));
       this.pause = new QuotaPause(
         new QuotaRecheck({ governor, client, intervalMs, log: this.run.log, resume, stop }),
         wait,
@@ -162,11 +161,7 @@ export class FetchStage {
     return this.result;
   }
 
-  /**
-   * The run stops with `reason` (a job's stop outcome, or a recheck's): the first one counts.
-   * `halt`: its requests stop too (haltsAtOnce), for a recheck's stop only: a job's is
-   * halted by what ran the job as it reported it (MemoryDriver.run, a worker's lease), once.
-   */
+  /** The run stops with `reason` (a job's or a recheck's: the first counts); `halt` for a recheck's. */
   private async stopRun(reason: StopReason, message: string, halt = false): Promise<void> {
     if (this.result.stop) return;
     this.result.stop = { reason, message };
