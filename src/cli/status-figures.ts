@@ -12,8 +12,8 @@ import { createLogger } from '../util/logger.ts';
 import { checkCreatableDir } from '../util/writable-dir.ts';
 import { warehouseStatus, type WarehouseFigures } from '../warehouse/status.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
-import { lockHolder, type LockHolder } from '../warehouse/writer-lock.ts';
-import { livenessOf, type Liveness } from '../warehouse/run-liveness.ts';
+import type { LockHolder } from '../warehouse/writer-lock.ts';
+import { readWithLiveness, type Liveness } from '../warehouse/run-liveness.ts';
 
 /**
  * What `fragsync status` shows, read once: the text (commands/status.ts) and --json
@@ -57,50 +57,53 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
       return { error: oneLine(err) };
     }
   }
-  let warehouse: StatusFigures['warehouse'] = 'read';
-  let warehouseError: string | null = null;
-  let figures: WarehouseFigures | null = null;
   // A run marked running is going on while its lease or writer lock is held (a process that
-  // died holds neither; run-liveness.ts). The lock is read before the warehouse and again
-  // after, so a run that starts or ends meanwhile is not taken for a dead one.
-  const before = lockHolder(config.dbPath);
-  if (existsSync(config.dbPath)) {
-    try {
-      const wh = await Warehouse.open(config.dbPath, { readOnly: true });
-      try {
-        figures = await warehouseStatus(wh);
-      } finally {
-        await wh.close();
-      }
-    } catch (err) {
-      // A sync holding the file is a state worth showing, not a failure of `status`.
-      warehouse = isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED' ? 'held' : 'unreadable';
-      warehouseError = oneLine(err);
-    }
-  } else {
-    // Not there yet, unless no sync could ever create it there (plan says the same).
-    try {
-      checkCreatableDir(dirname(resolve(config.dbPath)), 'dbPath');
-    } catch (err) {
-      return { error: err instanceof ConfigError ? err.message : oneLine(err) };
-    }
-    warehouse = 'absent';
-  }
+  // died holds neither): judged by the writer lock read before the warehouse and again after
+  // (run-liveness.ts), so a run that starts or ends meanwhile is not taken for a dead one.
+  const lease = redis ? redis.lease : undefined;
+  const seen = await readWithLiveness(config.dbPath, () => readWarehouse(config.dbPath), lease);
+  if ('error' in seen.value) return seen.value;
+  const { liveness, holder } = seen;
+  const { warehouse, warehouseError, figures } = seen.value;
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
-  const holder = lockHolder(config.dbPath);
-  const evidence = { before, after: holder, lease: redis ? redis.lease : undefined };
-  const liveness = (runId: string) => livenessOf(runId, evidence);
   const last = figures?.run;
   // The lease only when its run's process is not known gone: it outlives a SIGKILL by up to
   // 60% of queue.leaseMs, the writer lock's pid does not (run-liveness.ts).
-  const lease = redis?.lease && liveness(redis.lease).state !== 'died' ? redis.lease : null;
+  const live = redis?.lease && liveness(redis.lease).state !== 'died' ? redis.lease : null;
   const runningRunId =
-    lease ??
+    live ??
     // A lock of another host's is no proof of life (its pid cannot be checked from here).
     (holder && liveness(holder.runId).state === 'running' ? holder.runId : null) ??
     (last && last.status === 'running' && liveness(last.run_id).state === 'running' ? last.run_id : null);
   return { dbPath: config.dbPath, redis, warehouse, warehouseError, figures, holder, liveness, runningRunId };
+}
+
+/** The warehouse's figures, or why there are none; `error`: a dbPath no sync could create. */
+async function readWarehouse(
+  dbPath: string,
+): Promise<Pick<StatusFigures, 'warehouse' | 'warehouseError' | 'figures'> | { error: string }> {
+  if (!existsSync(dbPath)) {
+    // Not there yet, unless no sync could ever create it there (plan says the same).
+    try {
+      checkCreatableDir(dirname(resolve(dbPath)), 'dbPath');
+    } catch (err) {
+      return { error: err instanceof ConfigError ? err.message : oneLine(err) };
+    }
+    return { warehouse: 'absent', warehouseError: null, figures: null };
+  }
+  try {
+    const wh = await Warehouse.open(dbPath, { readOnly: true });
+    try {
+      return { warehouse: 'read', warehouseError: null, figures: await warehouseStatus(wh) };
+    } finally {
+      await wh.close();
+    }
+  } catch (err) {
+    // A sync holding the file is a state worth showing, not a failure of `status`.
+    const held = isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED';
+    return { warehouse: held ? 'held' : 'unreadable', warehouseError: oneLine(err), figures: null };
+  }
 }
 
 async function readRedis(config: Config, url: string): Promise<RedisFigures> {

@@ -42,21 +42,37 @@ export function livenessOf(runId: string, e: LivenessEvidence): Liveness {
 }
 
 /**
+ * `read` (of the warehouse) between two reads of the writer lock (see above), and the liveness
+ * of any run by what they found and `lease` (the queue prefix's lease holder when Redis was
+ * read; undefined when not): `runs`, `status` and the dashboard all judge a run by this.
+ */
+export async function readWithLiveness<T>(
+  dbPath: string,
+  read: () => Promise<T>,
+  lease?: string | null,
+): Promise<{ value: T; liveness: (runId: string) => Liveness; holder: LockHolder | null }> {
+  const before = lockHolder(dbPath);
+  const value = await read();
+  const after = lockHolder(dbPath);
+  const evidence: LivenessEvidence = { before, after, ...(lease === undefined ? {} : { lease }) };
+  return { value, liveness: (runId) => livenessOf(runId, evidence), holder: after };
+}
+
+/**
  * The runs of an open warehouse marked running whose process is gone ('died') or cannot be
- * checked ('unknown', with why), for runHistorySql's `running`. The lock is read before the
- * rows and again after them (see above).
+ * checked ('unknown', with why), for runHistorySql's `running` (readWithLiveness).
  */
 export async function runningStates(
   wh: Pick<WarehouseHandle, 'query'>,
   dbPath: string,
 ): Promise<{ states: RunningState; unknown: { runId: string; why: string }[] }> {
-  const before = lockHolder(dbPath);
-  const rows = await wh.query<{ run_id: string }>("SELECT run_id FROM sync_runs WHERE status = 'running'");
-  const evidence = { before, after: lockHolder(dbPath) };
+  const { value: rows, liveness } = await readWithLiveness(dbPath, () =>
+    wh.query<{ run_id: string }>("SELECT run_id FROM sync_runs WHERE status = 'running'"),
+  );
   const states = new Map<string, 'died' | 'unknown'>();
   const unknown: { runId: string; why: string }[] = [];
   for (const { run_id: runId } of rows) {
-    const l = livenessOf(runId, evidence);
+    const l = liveness(runId);
     if (l.state !== 'running') states.set(runId, l.state);
     if (l.state === 'unknown') unknown.push({ runId, why: l.why });
   }
