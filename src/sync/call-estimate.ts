@@ -30,12 +30,11 @@ export class CallEstimate implements RunEstimate {
   /**
    * `wanted`: the fragrance datasets a full sync reads for every fragrance (plan/priority.ts datasetsOf);
    * `start`: per dataset, the fragrances this cycle already read (a resumed backfill), and the
-   * list's total if an earlier run of the cycle read its page 1 today; `active`: estimate at all.
+   * list's total if an earlier run of the cycle read its page 1 today.
    */
   constructor(
     wanted: readonly Dataset[],
     start: { read: Partial<Record<Dataset, number>>; listTotal: number | null },
-    private readonly active: boolean,
   ) {
     for (const ds of wanted) this.read.set(ds, start.read[ds] ?? 0);
     this.listTotal = start.listTotal;
@@ -43,7 +42,6 @@ export class CallEstimate implements RunEstimate {
 
   /** A done job's marks: page 1 of the fragrance list gives its total; each dataset read counts down. */
   observe(marks: readonly JobMark[]): void {
-    if (!this.active) return;
     for (const m of marks) {
       if (m.kind === 'walk' && m.walk === 'fragrances@1' && m.done) this.listTotal = m.total;
       else if (m.kind === 'fetched' && m.entity === 'fragrance') {
@@ -58,7 +56,7 @@ export class CallEstimate implements RunEstimate {
 
   /** The calls the run is expected to make in all, from the list's total; null before it is known. */
   total(callsMade: number): number | null {
-    if (!this.active || this.listTotal === null || this.read.size === 0) return null;
+    if (this.listTotal === null || this.read.size === 0) return null;
     let left = 0;
     for (const n of this.read.values()) left += Math.max(0, this.listTotal - n);
     return callsMade + left;
@@ -72,19 +70,15 @@ interface Start {
 
 /**
  * The estimate of a run: a nightly's from its plan (NightlyEstimate), a full run's from the
- * list's total under the `cents` objective (CallEstimate).
+ * list's total under the `cents` objective (CallEstimate); null under `calls`: none.
  */
 export function callEstimate(
   config: Config,
   run: { mode: SyncMode; state: SyncState; started: Date },
   frontier: Start,
-): RunEstimate {
+): RunEstimate | null {
   if (run.mode === 'nightly') return new NightlyEstimate(run.state, config, run.started);
+  if (config.objective !== 'cents') return null;
   const wanted = datasetsOf(config.datasets, 'fragrance');
-  const active = config.objective === 'cents';
-  return new CallEstimate(
-    wanted,
-    active ? frontier.startingPoint(wanted) : { read: {}, listTotal: null },
-    active,
-  );
+  return new CallEstimate(wanted, frontier.startingPoint(wanted));
 }

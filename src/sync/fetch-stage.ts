@@ -43,7 +43,8 @@ export class FetchStage {
   private readonly signals: SimilarSignals;
   private readonly gate: Gate;
   private readonly admission: Admission;
-  private readonly estimate: RunEstimate;
+  /** Null: none (a full run under the `calls` objective). */
+  private readonly estimate: RunEstimate | null;
   private governor: Governor | undefined;
   /** The service's clock minus this machine's, as this run's responses told the governor. */
   private clockOffsetMs = 0;
@@ -194,7 +195,7 @@ export class FetchStage {
       jobsDone,
       jobsScheduled,
       calls: this.calls,
-      expectedCalls: this.estimate.total(this.calls),
+      expectedCalls: this.estimate?.total(this.calls) ?? null,
       cents: this.cents,
       maxCents: this.config.budget.maxCentsPerRun,
       quotaRemaining: this.lastRemaining,
@@ -234,7 +235,7 @@ export class FetchStage {
       if (c.status > 0) this.answered = true;
     }
     // The first answer tells the service's clock: a nightly's estimate is priced on it.
-    if (!wasAnswered && this.answered) this.estimate.clock(await governorOffset(this.governor));
+    if (!wasAnswered && this.answered) this.estimate?.clock(await governorOffset(this.governor));
     if (o.job.runId === this.run.runId) await this.submit(await this.rewalk.answered(o.calls, this.governor));
     if (o.type === 'done') await this.done(o);
     else {
@@ -255,7 +256,7 @@ export class FetchStage {
     this.jobsDone++;
     noteListing(this.result.listed, o.job.spec.kind, o.result);
     const gone = takeRemovals(this.frontier, o.result.items);
-    this.estimate.observe(o.result.progress);
+    this.estimate?.observe(o.result.progress);
     const { jobs, keep } = this.frontier.absorb(o.result.progress);
     const signalled = await this.signals.owed(gone, o.result.items);
     this.load.add([...o.result.items, ...o.calls], [...keep, ...this.frontier.takeStale()]);

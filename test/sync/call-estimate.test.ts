@@ -2,7 +2,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatTick } from '../../src/cli/progress.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
-import { CallEstimate } from '../../src/sync/call-estimate.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { Dataset } from '../../src/domain/entities.ts';
+import { CallEstimate, callEstimate } from '../../src/sync/call-estimate.ts';
+import { NightlyEstimate } from '../../src/sync/nightly-estimate.ts';
+import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import type { SyncTick } from '../../src/sync/types.ts';
 import { DRIVER_MODES } from '../helpers/drivers.ts';
 import { runTestSync } from '../helpers/sync.ts';
@@ -20,7 +24,7 @@ describe('CallEstimate', () => {
     ({ kind: 'fetched', entity: 'fragrance', key, dataset }) as const;
 
   it('counts every wanted dataset not yet read, per fragrance, once the list tells the total', () => {
-    const e = new CallEstimate(WANTED, none, true);
+    const e = new CallEstimate(WANTED, none);
     expect(e.total(10)).toBeNull();
     e.observe([listPage1(1000)]);
     expect(e.total(10)).toBe(10 + 1000 * 4);
@@ -35,16 +39,34 @@ describe('CallEstimate', () => {
     expect(e.total(20)).toBe(20 + 998 + 999 + 1000 + 1000);
   });
 
-  it('a resumed cycle starts from what it already read; the full-run estimate stays out of a nightly (nightly-estimate.ts gives its own)', () => {
-    const resumed = new CallEstimate(
-      ['profile', 'similar'],
-      { read: { profile: 600, similar: 500 }, listTotal: 1000 },
-      true,
-    );
+  it('a resumed cycle starts from what it already read', () => {
+    const resumed = new CallEstimate(['profile', 'similar'], {
+      read: { profile: 600, similar: 500 },
+      listTotal: 1000,
+    });
     expect(resumed.total(0)).toBe(400 + 500);
-    const nightly = new CallEstimate(WANTED, none, false);
-    nightly.observe([listPage1(1000)]);
-    expect(nightly.total(5)).toBeNull();
+  });
+
+  it("a full run under the calls objective has none (nor asks the frontier); under cents, from the frontier's counts; a nightly its plan's", () => {
+    const asked: (readonly Dataset[])[] = [];
+    const frontier = {
+      startingPoint: (datasets: readonly Dataset[]) => {
+        asked.push(datasets);
+        return { read: { profile: 600 }, listTotal: 1000 };
+      },
+    };
+    const full = { mode: 'full', state: emptySyncState(), started: new Date() } as const;
+    const calls = loadConfig({ flags: { objective: 'calls' }, env: {} });
+    const cents = loadConfig({ flags: {}, env: {} });
+    expect(callEstimate(calls, full, frontier)).toBeNull();
+    expect(asked).toEqual([]);
+    const e = callEstimate(cents, full, frontier);
+    expect(e).toBeInstanceOf(CallEstimate);
+    expect(asked).toHaveLength(1);
+    const wanted = asked[0]!;
+    expect(wanted).toContain('profile');
+    expect(e!.total(7)).toBe(7 + wanted.length * 1000 - 600);
+    expect(callEstimate(calls, { ...full, mode: 'nightly' }, frontier)).toBeInstanceOf(NightlyEstimate);
   });
 });
 
