@@ -242,7 +242,7 @@ export class Frontier {
 
   /** For the progress estimate (call-estimate.ts), once: fragrances this cycle read per dataset, the list's total. */
   startingPoint(datasets: readonly Dataset[]) {
-    const read = Object.fromEntries(datasets.map((ds) => [ds, this.bits.keys(`fragrance|${ds}`).length]));
+    const read = Object.fromEntries(datasets.map((ds) => [ds, this.bits.count(`fragrance|${ds}`)]));
     return { read, listTotal: this.walkTotals.get('fragrances')?.total ?? null };
   }
 

@@ -75,6 +75,14 @@ export class KeyBits {
     else slot.map.set(key, rest);
   }
 
+  /** How many keys the group holds (a walk over its family's map, building nothing). */
+  count(group: string): number {
+    const slot = this.slots.get(group);
+    let n = 0;
+    if (slot !== undefined) for (const bits of slot.map.values()) if ((bits & slot.bit) !== 0) n++;
+    return n;
+  }
+
   /** The group's keys (a walk over its family's map: for the rare whole-group reads). */
   keys(group: string): string[] {
     const slot = this.slots.get(group);

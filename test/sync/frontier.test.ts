@@ -40,6 +40,39 @@ describe('Frontier', () => {
     ]);
   });
 
+  it('counts what this cycle read per fragrance dataset for the progress estimate (startingPoint)', () => {
+    const cycleStart = '2026-02-28T00:00:00.000Z';
+    const item = (entity: 'fragrance' | 'brand', key: string, fetched: Record<string, string>) => ({
+      entity,
+      key,
+      firstSeen: cycleStart,
+      fetched,
+      lastChanged: null,
+      removed: false,
+    });
+    const during = '2026-02-28T12:00:00.000Z';
+    const before = '2026-02-01T00:00:00.000Z';
+    const f = new Frontier(
+      state({
+        cycleStart,
+        items: [
+          item('fragrance', 'a', { profile: during, similar: during }),
+          item('fragrance', 'b', { profile: during, similar: before }),
+          item('fragrance', 'c', {}),
+          item('brand', 'a', { profile: during }),
+        ],
+      }),
+      config.datasets,
+      start,
+      new Map(),
+      new Map(),
+    );
+    expect(f.startingPoint(['profile', 'similar', 'wearing'])).toEqual({
+      read: { profile: 2, similar: 1, wearing: 0 },
+      listTotal: null,
+    });
+  });
+
   it('drops discoveries of known entities (and does not persist them again)', () => {
     const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
     f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['x'], source: 'list' }]);

@@ -49,6 +49,7 @@ describe('KeyBits answers as a set per group', () => {
     for (const g of [...groups, 'never-used', 'fragrance|never-used']) {
       for (const k of [...keys, 'never-added']) expect(bits.has(g, k), `${g} ${k}`).toBe(sets.has(g, k));
       expect(bits.keys(g).sort(), g).toEqual(sets.keys(g).sort());
+      expect(bits.count(g), g).toBe(sets.keys(g).length);
     }
   });
 
