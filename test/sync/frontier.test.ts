@@ -15,16 +15,19 @@ function state(over: Partial<SyncState> = {}): SyncState {
   };
 }
 
+/** A full run's frontier over `s`, with no review counts. */
+const frontierOf = (s: SyncState) => new Frontier(s, config.datasets, start, new Map(), new Map());
+
 const kinds = (jobs: { kind: string }[]) => jobs.map((j) => j.kind).sort();
 
 describe('Frontier', () => {
   it('starts an empty warehouse with the walks only', () => {
-    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const f = frontierOf(state());
     expect(kinds(f.initialJobs())).toEqual(['accords', 'charts', 'fragrancesPage', 'notesPage']);
   });
 
   it('opens a fragrance with its profile, and its other datasets once the profile is fetched', () => {
-    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const f = frontierOf(state());
     const first = f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['a/b'], source: 'list' }]);
     expect(kinds(first.jobs)).toEqual(['fragranceProfile']);
     const second = f.absorb([
@@ -42,31 +45,18 @@ describe('Frontier', () => {
 
   it('counts what this cycle read per fragrance dataset for the progress estimate (startingPoint)', () => {
     const cycleStart = '2026-02-28T00:00:00.000Z';
-    const item = (entity: 'fragrance' | 'brand', key: string, fetched: Record<string, string>) => ({
-      entity,
-      key,
-      firstSeen: cycleStart,
-      fetched,
-      lastChanged: null,
-      removed: false,
-    });
     const during = '2026-02-28T12:00:00.000Z';
     const before = '2026-02-01T00:00:00.000Z';
-    const f = new Frontier(
-      state({
-        cycleStart,
-        items: [
-          item('fragrance', 'a', { profile: during, similar: during }),
-          item('fragrance', 'b', { profile: during, similar: before }),
-          item('fragrance', 'c', {}),
-          item('brand', 'a', { profile: during }),
-        ],
-      }),
-      config.datasets,
-      start,
-      new Map(),
-      new Map(),
-    );
+    const read = [
+      ['fragrance', 'a', { profile: during, similar: during }],
+      ['fragrance', 'b', { profile: during, similar: before }],
+      ['fragrance', 'c', {}],
+      ['brand', 'a', { profile: during }],
+    ] as const;
+    const items = read.map(([entity, key, fetched]) => {
+      return { entity, key, firstSeen: cycleStart, fetched, lastChanged: null, removed: false };
+    });
+    const f = frontierOf(state({ cycleStart, items }));
     expect(f.startingPoint(['profile', 'similar', 'wearing'])).toEqual({
       read: { profile: 2, similar: 1, wearing: 0 },
       listTotal: null,
@@ -74,7 +64,7 @@ describe('Frontier', () => {
   });
 
   it('drops discoveries of known entities (and does not persist them again)', () => {
-    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const f = frontierOf(state());
     f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['x'], source: 'list' }]);
     const again = f.absorb([
       { kind: 'named', entity: 'fragrance', keys: ['x', 'y', 'x'], source: 'similar' },
@@ -85,7 +75,7 @@ describe('Frontier', () => {
   });
 
   it('a removed fragrance (404 on its profile) opens nothing more', () => {
-    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const f = frontierOf(state());
     f.absorb([{ kind: 'named', entity: 'fragrance', keys: ['gone'], source: 'list' }]);
     f.markRemoved('fragrance', ['gone']);
     expect(
@@ -213,7 +203,7 @@ describe('Frontier', () => {
   });
 
   it('schedules a job once per run, whatever names it', () => {
-    const f = new Frontier(state(), config.datasets, start, new Map(), new Map());
+    const f = frontierOf(state());
     const a = f.follow([{ kind: 'fragrancesPage', payload: { page: 2 }, priority: 1 }]);
     const b = f.follow([{ kind: 'fragrancesPage', payload: { page: 2 }, priority: 1 }]);
     expect(a).toHaveLength(1);
