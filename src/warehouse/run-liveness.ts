@@ -5,13 +5,14 @@ import { lockHolder, type LockHolder } from './writer-lock.ts';
 
 /**
  * Whether a run still marked 'running' in sync_runs has a live process, for `fragsync runs`,
- * `fragsync status` and the dashboard. Every sync, on either queue driver, holds the warehouse's writer
- * lock (`<db>.lock`: its pid and host) from before it opens its row until after it closes
- * it, so: a lock naming the run on this host is checked by its pid (lockHolder drops a dead
- * one); no lock naming the run means its process is gone (the lock is beside the warehouse,
- * whichever host the run is on). A lock naming it from another host (a shared disk) cannot be
- * checked by pid: the run's lease in Redis (BullMQ, renewed by the live process only) says it
- * runs; without it the answer is 'unknown'. The lock is read before the
+ * `fragsync status` and the dashboard. Every sync, on either queue driver, holds the
+ * warehouse's writer lock (`<db>.lock`: its pid, host and process start) from before it opens
+ * its row until after it closes it, so: a lock naming the run on this host is checked by its
+ * pid and start (lockHolder drops a dead one, and a live pid whose process started at another
+ * time: the pid given again); no lock naming the run means its process is gone (the lock is
+ * beside the warehouse, whichever host the run is on). A lock naming it from another host (a
+ * shared disk) cannot be checked by pid: the run's lease in Redis (BullMQ, renewed by the live
+ * process only) says it runs; without it the answer is 'unknown'. The lock is read before the
  * warehouse and again after, so a run that starts or ends meanwhile is not taken for dead.
  */
 export type Liveness = { state: 'running' } | { state: 'died' } | { state: 'unknown'; why: string };

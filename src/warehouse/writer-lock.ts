@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { asProcessStart, processStart, sameProcess, type ProcessStart } from '../util/process-start.ts';
 import { WarehouseError } from './warehouse-error.ts';
 
 /**
@@ -27,6 +28,11 @@ export interface LockHolder {
   /** 'writing': the run may hold the file now; 'paused': quota pause until `pausedUntil`. */
   state: 'writing' | 'paused';
   pausedUntil: string | null;
+  /**
+   * When the holding process started (Linux /proc; absent elsewhere, and in locks written
+   * before it was kept): a live pid with another start is another process given the pid again.
+   */
+  processStart?: ProcessStart;
 }
 
 /** An empty or half-written lock file younger than this is a holder still writing it. */
@@ -57,16 +63,22 @@ export function lockHolder(dbPath: string): LockHolder | null {
       ? { pid: 0, host: '', runId: 'unknown', startedAt: '', state: 'writing', pausedUntil: null }
       : null;
   }
-  return holder.host === hostname() && !alive(holder.pid) ? null : holder;
+  return holder.host === hostname() && !alive(holder) ? null : holder;
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether a holder on this host is still running: its pid alive and, when the lock recorded
+ * the process's start and /proc can tell, the pid's process started then (not a later one
+ * given the pid after the holder was killed, nor one of another boot).
+ */
+function alive({ pid, processStart: recorded }: LockHolder): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const start = asProcessStart(recorded);
+  return start === null || sameProcess(pid, start) !== false;
 }
 
 /** "sync run R (pid P on H, started T)": who holds the lock, for one-line messages. */
@@ -115,6 +127,8 @@ export class WriterLock {
       state: 'writing',
       pausedUntil: null,
     };
+    const start = processStart(process.pid);
+    if (start) holder.processStart = start;
     let stale: LockHolder | null = null;
     for (let attempt = 0; ; attempt++) {
       try {

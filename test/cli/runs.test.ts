@@ -6,7 +6,7 @@ import { readWarehouseFigures } from '../../src/dashboard/warehouse-figures.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { WriterLock } from '../../src/warehouse/writer-lock.ts';
 import { fragsync } from '../helpers/cli.ts';
-import { deadHolder } from '../helpers/dead-lock.ts';
+import { deadHolder, reusedPidHolder } from '../helpers/dead-lock.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
@@ -167,10 +167,13 @@ describe('fragsync runs', () => {
     ]);
   });
 
-  it('a run marked running whose process is gone (SIGKILL: no lock, or a dead pid in it) is shown died, no exit code', async () => {
+  it('a run marked running whose process is gone (SIGKILL: no lock, a dead pid in it, or its pid given to another process since) is shown died, no exit code', async () => {
     for (const [name, lockFile] of [
       ['gone-unlocked', null],
       ['gone-dead-pid', deadHolder('run-marked')],
+      // A live pid (this test's) with another start than the killed sync's: not its process.
+      ['gone-reused-pid', reusedPidHolder('run-marked')],
+      ['gone-before-reboot', reusedPidHolder('run-marked', { otherBoot: true })],
     ] as const) {
       const { rows, stderr } = await rowsOf(await markedRunning(name, lockFile));
       expect(stderr).toBe('');
