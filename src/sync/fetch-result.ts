@@ -36,6 +36,8 @@ export interface FetchResult {
   notAdmitted: number;
   /** The service's clock minus this machine's as the run ended (ms); null: nothing was answered. */
   clockOffsetMs: number | null;
+  /** Items this run's 404s confirmed gone upstream (noteDone): the summary says its 404s did. */
+  removalsConfirmed: number;
 }
 
 /** A fetch that has seen no outcome yet. */
@@ -54,7 +56,20 @@ export function emptyFetchResult(): FetchResult {
     occupancy: null,
     notAdmitted: 0,
     clockOffsetMs: null,
+    removalsConfirmed: 0,
   };
+}
+
+/**
+ * A done job: what it tells the finish stage and the summary. Its complete listing
+ * (noteListing), and the removals a 404 of this run confirmed: a detail job answered 404
+ * reports its item removed (jobs/guard.ts). A batch's misses are removals no 404 confirmed,
+ * and an earlier run's job's 404 is in that run's ledger, not among this run's failed calls.
+ */
+export function noteDone(r: FetchResult, o: Extract<JobOutcome, { type: 'done' }>, runId: string): void {
+  noteListing(r.listed, o.job.spec.kind, o.result);
+  if (o.job.runId !== runId || !o.calls.some((c) => c.status === 404)) return;
+  for (const item of o.result.items) if (item.kind === 'removal') r.removalsConfirmed += item.keys.length;
 }
 
 /**

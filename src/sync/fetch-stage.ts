@@ -18,7 +18,7 @@ import { Gate, idleReason } from './gate.ts';
 import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
-import { countFailure, emptyFetchResult, fetchPhase, noteListing, type FetchResult } from './fetch-result.ts';
+import { countFailure, emptyFetchResult, fetchPhase, noteDone, type FetchResult } from './fetch-result.ts';
 import { nightlyRule } from '../plan/freshness.ts';
 
 /**
@@ -254,7 +254,7 @@ export class FetchStage {
 
   private async done(o: Extract<JobOutcome, { type: 'done' }>): Promise<void> {
     this.jobsDone++;
-    noteListing(this.result.listed, o.job.spec.kind, o.result);
+    noteDone(this.result, o, this.run.runId);
     const gone = takeRemovals(this.frontier, o.result.items);
     this.estimate?.observe(o.result.progress);
     const { jobs, keep } = this.frontier.absorb(o.result.progress);

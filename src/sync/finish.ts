@@ -99,6 +99,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
     released,
+    removalsConfirmed: fetched.removalsConfirmed,
   });
 }
 

@@ -148,17 +148,29 @@ export function overflowLines(counts: OverflowCount[]): string[] {
   ];
 }
 
-/** One run's calls not answered 200, per HTTP status; `status` 0: no answer came back. */
+/**
+ * One run's calls not answered 200, per HTTP status; `status` 0: no answer came back. On 404,
+ * when the run's 404s confirmed removals, how many items they did (`removalsConfirmed`).
+ */
 export interface FailedStatus {
   status: number;
   calls: number;
+  removalsConfirmed?: number;
 }
 
-export async function failedByStatus(wh: WarehouseHandle, runId: string): Promise<FailedStatus[]> {
+/** The run's failed calls per status; `removals`: the items its 404s confirmed gone (FetchResult). */
+export async function failedByStatus(
+  wh: WarehouseHandle,
+  runId: string,
+  removals = 0,
+): Promise<FailedStatus[]> {
   const rows = await wh.query<{ status: number; calls: number }>(sqlFile('runs/failed-by-status.sql'), [
     runId,
   ]);
-  return rows.map((r) => ({ status: Number(r.status), calls: Number(r.calls) }));
+  return rows.map((r) => {
+    const f: FailedStatus = { status: Number(r.status), calls: Number(r.calls) };
+    return f.status === 404 && removals > 0 ? { ...f, removalsConfirmed: removals } : f;
+  });
 }
 
 /** Why a status failed, in the words a reader of the summary needs (404: usually not a fault). */
@@ -169,11 +181,16 @@ const STATUS_WORDS: Record<number, string> = {
   402: 'balance exhausted',
 };
 
-/** "404 not found (an item gone upstream): 1, no answer: 2". */
+/**
+ * "404 not found: 1, confirming 1 removal, no answer: 2": 404s with the removals they
+ * confirmed, when the run knows of any; else "404 not found (an item gone upstream): 1".
+ */
 export function failedStatusText(failed: FailedStatus[]): string {
   return failed
     .map((f) => {
       if (f.status === 0) return `no answer: ${f.calls}`;
+      const n = f.removalsConfirmed ?? 0;
+      if (n > 0) return `${f.status} not found: ${f.calls}, confirming ${n} removal${n === 1 ? '' : 's'}`;
       const words = STATUS_WORDS[f.status] ?? (f.status >= 500 ? 'server error' : 'refused');
       return `${f.status} ${words}: ${f.calls}`;
     })

@@ -116,8 +116,9 @@ export interface SummaryInput {
   /** Default 'full'. */
   mode?: SummaryMode;
   inFlight?: OccupancyFigures | null;
-  /** Default 0. */
+  /** Default 0. removalsConfirmed: the items this run's 404s confirmed gone upstream (FetchResult). */
   released?: number;
+  removalsConfirmed?: number;
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
@@ -135,7 +136,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
       quarantinedInRun(wh, input.runId),
       flaggedInRun(wh, input.runId),
       input.status === 'completed' ? null : wh.syncState(),
-      failedByStatus(wh, input.runId),
+      failedByStatus(wh, input.runId, input.removalsConfirmed),
       overflowInRun(wh, input.runId),
     ]);
   const sum = (f: (e: (typeof byEndpoint)[number]) => number) => byEndpoint.reduce((s, e) => s + f(e), 0);
@@ -193,9 +194,8 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  // A completed run that quarantined anything says so in its first line, not only below:
-  // "completed" alone would read as everything stored. Any other status already says the run
-  // fell short, and its own line below says why.
+  // A completed run that quarantined anything says so in its first line: "completed" alone would
+  // read as everything stored. Any other status says the run fell short, its line below why.
   const held = s.status === 'completed' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
   const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
   lines.push(`run ${s.runId}: ${s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`);
