@@ -17,7 +17,8 @@ const config = loadConfig({
   flags: { 'base-url': url, db, ...(process.env.BENCH_CONFIG ? { config: process.env.BENCH_CONFIG } : {}) },
   env: process.env,
 });
-const log = pino({ level: 'silent' });
+// BENCH_LOG_LEVEL=warn: the sync's log on stderr (e.g. a DuckDB memory limit raised mid-run).
+const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }, pino.destination(2));
 // From here on as `fragsync sync` once its config is read (src/cli/commands/sync.ts): the sync's
 // modules loaded, the runtime made, the run. The figures count from here, so what the command
 // does before the run (and whatever of the run it starts meanwhile) is in them.

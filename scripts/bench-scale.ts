@@ -17,8 +17,10 @@
  * Every figure is printed beside its target (issue 16), and how well latency was hidden in a
  * way the machine's load changes less than calls/s: requests in flight against
  * http.concurrency, and why slots were idle (src/api/occupancy.ts). BENCH_RSS_TRACE=1 also
- * prints the sync process's RSS every second. REDIS_URL set: the sync runs on the BullMQ
- * driver (its config reads the environment). BENCH_CONFIG: a config file over the defaults for
+ * prints the sync process's RSS every second; BENCH_RSS_PEAKS_MS=20 each new high, sampled
+ * every 20 ms (a short spike falls between 1 s samples); BENCH_LOG_LEVEL=warn the sync's own
+ * log on stderr. REDIS_URL set: the sync runs on the BullMQ driver (its config reads the
+ * environment). BENCH_CONFIG: a config file over the defaults for
  * the measured sync (a setting's effect, e.g. queue.concurrency).
  */
 import { spawn } from 'node:child_process';
@@ -41,6 +43,8 @@ const SIZES = (process.env.BENCH_SIZES ?? '20000,120000').split(',').map(Number)
 const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20').split(',').map(Number);
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 const RSS_TRACE = process.env.BENCH_RSS_TRACE === '1';
+// BENCH_RSS_PEAKS_MS=20: RSS sampled that often, a line at each new high (a spike between 1 s samples).
+const RSS_PEAKS_MS = Number(process.env.BENCH_RSS_PEAKS_MS ?? 0);
 const KEY = 'bench-key';
 const PATIENT = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 const BIN = fileURLToPath(new URL('../bin/fragsync.js', import.meta.url));
@@ -162,8 +166,19 @@ async function runFragsync(size: number, latencyMs: number): Promise<SyncFigures
             console.log(`  t=${((Date.now() - t0) / 1000).toFixed(0)} s RSS ${rss.toFixed(0)} MiB`);
         }, 1000)
       : null;
+    let high = 0;
+    const peaks =
+      RSS_PEAKS_MS > 0
+        ? setInterval(() => {
+            const rss = child.pid === undefined ? null : rssMiB(child.pid);
+            if (rss === null || rss < high + 2) return;
+            high = rss;
+            console.log(`  t=${((Date.now() - t0) / 1000).toFixed(2)} s new high RSS ${rss.toFixed(0)} MiB`);
+          }, RSS_PEAKS_MS)
+        : null;
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     if (trace) clearInterval(trace);
+    if (peaks) clearInterval(peaks);
     const simCpu1 = sim.cpuS();
     const last = out.trim().split('\n').at(-1) ?? '';
     if (code !== 0 || !last.startsWith('{')) throw new Error(`sync failed (exit ${code}):\n${out}`);
