@@ -1,6 +1,7 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
+import { checkCreatableDir } from '../util/writable-dir.ts';
 import { EXPORTED_TABLES } from './contract.ts';
 
 /** The files an export writes: a folder holding nothing else is one it may replace. */
@@ -22,7 +23,14 @@ export class ExportTargetError extends ConfigError {
  */
 export function checkExportTarget(dir: string): string {
   const target = resolve(dir);
-  const found = statSync(target, { throwIfNoEntry: false });
+  let found: Stats | undefined;
+  try {
+    found = statSync(target, { throwIfNoEntry: false });
+  } catch (err) {
+    // ENOTDIR: a file further up the path is in the way; the walk up names it.
+    checkCreatableDir(target, 'Parquet export folder');
+    throw new ExportTargetError(`${target} cannot be read (${(err as NodeJS.ErrnoException).code})`, target);
+  }
   if (found === undefined) return target;
   if (!found.isDirectory()) throw new ExportTargetError(`${target} exists and is not a folder`, target);
   const real = realpathSync(target);

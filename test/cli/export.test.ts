@@ -72,6 +72,16 @@ describe('fragsync export --parquet DIR', () => {
     expect(await readFile(file, 'utf8')).toBe('x');
   });
 
+  it('refuses a path under a file in one line, naming the file, with exit 2', async () => {
+    const file = join(fx.dir, 'b-file');
+    await writeFile(file, 'x');
+    const r = await exportTo(join(file, 'p'));
+    expect(r.code).toBe(EXIT.badInput);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot use \S*b-file \(Parquet export folder\): it is a file, not a folder\n$/);
+    expect(await readFile(file, 'utf8')).toBe('x');
+  });
+
   it('writes into a new folder and into an empty one', async () => {
     const fresh = join(fx.dir, 'b', 'new');
     expect((await exportTo(fresh)).code).toBe(EXIT.ok);
