@@ -74,7 +74,7 @@ async function dashboardStderr(env: Record<string, string>): Promise<string> {
 describe('dashboard on every interface', () => {
   it('without basic auth: one warning line naming the address and the variables', async () => {
     expect(await dashboardStderr({})).toBe(
-      'fragsync dashboard: warning: listening on 0.0.0.0 with no basic auth: anyone who can reach the port sees the queues and can act on jobs (set FRAGSYNC_DASHBOARD_USER and FRAGSYNC_DASHBOARD_PASSWORD)\n',
+      'fragsync dashboard: warning: listening on 0.0.0.0 with no basic auth: anyone who can reach the port sees the quota, spend, runs and queues, job payloads included (the board is read-only; set FRAGSYNC_DASHBOARD_USER and FRAGSYNC_DASHBOARD_PASSWORD)\n',
     );
   });
 

@@ -47,7 +47,7 @@ export async function run(input: CommandInput): Promise<number> {
   // Reachable from other machines with no password: said once, before the address.
   if (!auth && !LOOPBACK.test(String(input.opts.host)))
     console.error(
-      `fragsync dashboard: warning: listening on ${String(input.opts.host)} with no basic auth: anyone who can reach the port sees the queues and can act on jobs (set ${AUTH_ENV.user} and ${AUTH_ENV.password})`,
+      `fragsync dashboard: warning: listening on ${String(input.opts.host)} with no basic auth: anyone who can reach the port sees the quota, spend, runs and queues, job payloads included (the board is read-only; set ${AUTH_ENV.user} and ${AUTH_ENV.password})`,
     );
   console.log(
     `dashboard on ${dashboard.url}/ (queues: ${dashboard.url}${BOARD_PATH}${auth ? '; basic auth on' : ''})`,

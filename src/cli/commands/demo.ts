@@ -47,7 +47,7 @@ export async function run(input: CommandInput): Promise<number> {
   // is stopped too (killed by the signal, the demo left it running).
   const interrupt = listenForInterrupt({
     first:
-      'fragsync demo: stopping: the requests in flight finish and are loaded (Ctrl-C again to stop at once)',
+      'fragsync demo: stopping: the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
     second: 'fragsync demo: stopped at once',
   });
   const sim = await startSimChild(fragrances);

@@ -23,7 +23,7 @@ export async function run(input: CommandInput): Promise<number> {
   // loaded, the warehouse closes and the summary says what was done (exit 130).
   const interrupt = listenForInterrupt({
     first:
-      'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (Ctrl-C again to stop at once)',
+      'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
     second: 'fragsync sync: stopped at once; everything fetched so far is kept and the next sync continues',
   });
   try {
