@@ -41,7 +41,8 @@ export function progressReporter(
  * estimate when larger: a full run's from the fragrance list's total once its page 1 is read
  * (sync/call-estimate.ts), a nightly's from its plan (sync/nightly-estimate.ts). The jobs
  * alone grow until the walks end, and in a nightly until the gate lets the refreshes out.
- * Under --max-cents either is no more than the cap lets the run make (withinCap).
+ * Under --max-cents or --max-cents-per-day either is no more than the cap lets the run make
+ * (withinCap).
  */
 export function formatTick(t: SyncTick): string {
   return tickParts(t).join(' | ');
@@ -55,7 +56,9 @@ export function fitTick(t: SyncTick, width: number): string {
 }
 
 function tickParts(t: SyncTick): string[] {
-  const budget = t.maxCents !== null ? `${t.cents}/${t.maxCents} cents` : `${t.cents} cents`;
+  const cap = centsCap(t);
+  const budget =
+    cap === null ? `${t.cents} cents` : `${t.cents}/${cap.cents} cents${cap.day ? ' (day cap)' : ''}`;
   const quota = t.quotaRemaining !== null ? `quota ${t.quotaRemaining} left` : 'quota ?';
   // Jobs per second while not paused: time spent waiting for the quota is no measure of speed.
   const workedMs = t.elapsedMs - t.pausedMs;
@@ -91,9 +94,21 @@ function tickParts(t: SyncTick): string[] {
  * order, not the plan's mix: 1.09 cents a call priced, 1.54 paid in a nightly at 300).
  */
 function withinCap(planned: number, t: SyncTick): number {
-  if (t.maxCents === null || t.calls === 0 || t.cents === 0) return planned;
-  const affordable = Math.floor(Math.max(0, t.maxCents - t.cents) / (t.cents / t.calls));
+  const cap = centsCap(t);
+  if (cap === null || t.calls === 0 || t.cents === 0) return planned;
+  const affordable = Math.floor(Math.max(0, cap.cents - t.cents) / (t.cents / t.calls));
   return Math.min(planned, t.calls + affordable);
+}
+
+/**
+ * The cents this run may spend in all: the smaller of its own cap and what the day's cap
+ * left it at its start (a day already part spent leaves less than --max-cents); `day` when
+ * the day's is the smaller. Null without either.
+ */
+function centsCap(t: SyncTick): { cents: number; day: boolean } | null {
+  if (t.dayCentsLeft !== null && (t.maxCents === null || t.dayCentsLeft < t.maxCents))
+    return { cents: t.dayCentsLeft, day: true };
+  return t.maxCents === null ? null : { cents: t.maxCents, day: false };
 }
 
 function formatDuration(ms: number): string {

@@ -197,7 +197,7 @@ export class FetchStage {
       calls: this.calls,
       expectedCalls: this.estimate?.total(this.calls) ?? null,
       cents: this.cents,
-      maxCents: this.config.budget.maxCentsPerRun,
+      ...this.run.caps,
       quotaRemaining: this.lastRemaining,
       pausedUntil,
       elapsedMs: Date.now() - this.run.started.getTime(),

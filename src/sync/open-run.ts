@@ -30,6 +30,7 @@ export async function openRun(
   const { runId, started, log, warehouse, writer } = await (deps.opening ?? openWarehouse(config, deps.log));
   let mode: SyncMode = 'full';
   let state: SyncState;
+  let caps: OpenRun['caps'];
   try {
     stageMark('open: journal replay');
     await replayJournal(warehouse, config.dbPath, log);
@@ -51,14 +52,18 @@ export async function openRun(
     state = await warehouse.syncState();
     const lastOffsetMs = serviceClock(state.clocks).lastOffsetMs;
     const day = serviceDay(started, lastOffsetMs);
-    await governor.seedSpend((await warehouse.spendOnDay(day)).cents, day, lastOffsetMs ?? undefined);
+    const centsToday = (await warehouse.spendOnDay(day)).cents;
+    await governor.seedSpend(centsToday, day, lastOffsetMs ?? undefined);
+    // What the day cap leaves this run: its progress line plans no more than that buys.
+    const { maxCentsPerRun: maxCents, maxCentsPerDay: dayCap } = config.budget;
+    caps = { maxCents, dayCentsLeft: dayCap === null ? null : Math.max(0, dayCap - centsToday) };
   } catch (err) {
     await warehouse.close().catch(() => undefined);
     writer.release();
     throw err;
   }
   log.info({ mode }, mode === 'full' ? 'full sync' : 'nightly sync');
-  return { runId, started, log, warehouse, writer, mode, state };
+  return { runId, started, log, warehouse, writer, mode, state, caps };
 }
 
 /**

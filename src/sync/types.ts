@@ -58,7 +58,13 @@ export interface SyncTick {
    */
   expectedCalls: number | null;
   cents: number;
+  /** The run's cap (--max-cents); null: none. */
   maxCents: number | null;
+  /**
+   * What the day's cap (--max-cents-per-day) left this run at its start: the cap less what
+   * the service's day had spent by then; null: no day cap.
+   */
+  dayCentsLeft: number | null;
   quotaRemaining: number | null;
   pausedUntil: Date | null;
   elapsedMs: number;
@@ -78,4 +84,10 @@ export interface OpenRun {
   mode: SyncMode;
   /** What the warehouse knew at the run's start (read once: the plan stage's input). */
   state: SyncState;
+  /**
+   * The run's cent caps, for its progress line: its own (--max-cents), and what the day's
+   * (--max-cents-per-day) left it at its start, less the cents the ledger spent on the
+   * service's day by then (all runs); null: no such cap.
+   */
+  caps: Pick<SyncTick, 'maxCents' | 'dayCentsLeft'>;
 }

@@ -11,6 +11,7 @@ const tick = (over: Partial<SyncTick> = {}): SyncTick => ({
   expectedCalls: null,
   cents: 150,
   maxCents: 1000,
+  dayCentsLeft: null,
   quotaRemaining: 5000,
   pausedUntil: null,
   elapsedMs: 10_000,
@@ -60,6 +61,22 @@ describe('progress', () => {
     // At the cap: nothing more; without one: as priced.
     expect(formatTick(tick({ cents: 1000 }))).toContain('calls 150 of ~150 |');
     expect(formatTick(tick({ cents: 300, maxCents: null, expectedCalls: 900 }))).toContain('of ~900 |');
+  });
+
+  test("under a day cap already part spent the run plans only what the day's rest buys, the smaller cap", () => {
+    // The day cap left 400 cents at the run's start, under its own cap of 1000: 250 left of
+    // the day at 1 cent a call buy 250 more calls, not the 850 of the run's cap nor the 750 priced.
+    const dayCapped = tick({ expectedCalls: 900, dayCentsLeft: 400 });
+    expect(formatTick(dayCapped)).toMatch(/^details \| calls 150 of ~400 \| 150\/400 cents \(day cap\) \| /);
+    // Without a run cap the day's rest alone; with the day's rest above the run cap, the run's.
+    expect(formatTick(tick({ expectedCalls: 900, maxCents: null, dayCentsLeft: 400 }))).toContain(
+      'calls 150 of ~400 | 150/400 cents (day cap) |',
+    );
+    expect(formatTick(tick({ expectedCalls: 2000, dayCentsLeft: 5000 }))).toContain(
+      'calls 150 of ~1000 | 150/1000 cents |',
+    );
+    // A day spent out before the run: nothing more than the calls made.
+    expect(formatTick(tick({ expectedCalls: 900, dayCentsLeft: 0 }))).toContain('calls 150 of ~150 |');
   });
 
   test('the ETA counts the pause in force and does not grow while it lasts', () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatTick } from '../../src/cli/progress.ts';
-import { startSimulator } from '../../src/simulator/index.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import type { Dataset } from '../../src/domain/entities.ts';
 import { CallEstimate, callEstimate } from '../../src/sync/call-estimate.ts';
@@ -162,18 +162,7 @@ describe.each(DRIVER_MODES)('the progress estimate of a real run under --max-cen
   it('says no more than the cap lets the run make, in a nightly and in a full run', async () => {
     const sim = await startSimulator({ fragrances: 300, seed: 11 });
     const { flags: redis, dbPath, clean } = onDriver(bullmq, 'capped-estimate');
-    /** A run capped at `cents`, with what its lines said and the calls it made. */
-    const capped = async (cents: number) => {
-      const ticks: SyncTick[] = [];
-      const before = sim.ledger().calls;
-      const flags = { ...redis, 'max-cents': String(cents) };
-      const summary = await runTestSync({ baseUrl: sim.url, dbPath, flags, onTick: (t) => ticks.push(t) });
-      expect(summary.status).toBe('budget_exhausted');
-      const made = sim.ledger().calls - before;
-      const lines = ticks.filter((t) => t.phase !== 'finishing' && shown(t) !== null && t.calls > 0);
-      expect(lines.length).toBeGreaterThanOrEqual(2);
-      return { made, lines };
-    };
+    const capped = (cents: number) => cappedRun(sim, dbPath, { ...redis, 'max-cents': String(cents) });
     try {
       // 300 ms a call keeps each capped run several seconds long: a tick a second.
       sim.setFaults({ latencyMs: 300 });
@@ -183,22 +172,66 @@ describe.each(DRIVER_MODES)('the progress estimate of a real run under --max-cen
       sim.advanceDay();
       sim.setFaults({ latencyMs: 300 });
       const nightly = await capped(120);
-      // Every line says no more than the cents left could buy (no call costs under a cent),
-      // and the last one is close: the run's price per call is known by then.
-      for (const [cap, { made, lines }] of [
-        [200, full],
-        [120, nightly],
-      ] as const) {
-        for (const t of lines) {
-          const said = `the line at ${t.calls} calls and ${t.cents} cents said of ~${shown(t)}, ${made} made`;
-          expect(shown(t), said).toBeLessThanOrEqual(t.calls + cap - t.cents);
-        }
-        const last = lines.at(-1)!;
-        expect(Math.abs(shown(last)! - made) / made, `of ~${shown(last)}, ${made} made`).toBeLessThan(0.15);
-      }
+      expectWithinCap(full, 200);
+      expectWithinCap(nightly, 120);
     } finally {
       await sim.close();
       await clean();
     }
   }, 120_000);
 });
+
+describe.each(DRIVER_MODES)(
+  'the progress estimate of a real run under a day cap part spent (%s)',
+  (_name, bullmq) => {
+    // A day cap smaller than the run's: an earlier run spent part of the service's day, and
+    // this one may spend only what the day cap leaves, though --max-cents would let it spend more.
+    it('says no more than what the day cap leaves buys, under a larger --max-cents', async () => {
+      const sim = await startSimulator({ fragrances: 300, seed: 13 });
+      const { flags: redis, dbPath, clean } = onDriver(bullmq, 'day-capped-estimate');
+      try {
+        const first = await runTestSync({ baseUrl: sim.url, dbPath, flags: { ...redis, 'max-cents': '60' } });
+        expect(first.status).toBe('budget_exhausted');
+        const dayLeft = 200;
+        // 400 ms a call keeps the run several seconds long: a tick a second.
+        sim.setFaults({ latencyMs: 400 });
+        const dayCap = String(sim.ledger().cents + dayLeft);
+        const run = await cappedRun(sim, dbPath, {
+          ...redis,
+          'max-cents': '2000',
+          'max-cents-per-day': dayCap,
+        });
+        expectWithinCap(run, dayLeft);
+        for (const t of run.lines) expect(formatTick(t)).toContain(`/${dayLeft} cents (day cap)`);
+      } finally {
+        await sim.close();
+        await clean();
+      }
+    }, 120_000);
+  },
+);
+
+/** A run a cent cap ends, with what its progress lines said and the calls it made. */
+async function cappedRun(sim: Simulator, dbPath: string, flags: Record<string, string>) {
+  const ticks: SyncTick[] = [];
+  const before = sim.ledger().calls;
+  const summary = await runTestSync({ baseUrl: sim.url, dbPath, flags, onTick: (t) => ticks.push(t) });
+  expect(summary.status).toBe('budget_exhausted');
+  const made = sim.ledger().calls - before;
+  const lines = ticks.filter((t) => t.phase !== 'finishing' && shown(t) !== null && t.calls > 0);
+  expect(lines.length).toBeGreaterThanOrEqual(2);
+  return { made, lines };
+}
+
+/**
+ * Every line says no more than the `cap` cents the run may spend could buy (no call costs
+ * under a cent), and the last one is close: the run's price per call is known by then.
+ */
+function expectWithinCap({ made, lines }: { made: number; lines: SyncTick[] }, cap: number): void {
+  for (const t of lines) {
+    const said = `the line at ${t.calls} calls and ${t.cents} cents said of ~${shown(t)}, ${made} made`;
+    expect(shown(t), said).toBeLessThanOrEqual(t.calls + cap - t.cents);
+  }
+  const last = lines.at(-1)!;
+  expect(Math.abs(shown(last)! - made) / made, `of ~${shown(last)}, ${made} made`).toBeLessThan(0.15);
+}

@@ -164,7 +164,8 @@ describe('fetch', () => {
     const started = new Date();
     await warehouse.startRun('r1', started);
     const state = await warehouse.syncState();
-    const run: OpenRun = { runId: 'r1', started, log, warehouse, writer: null, mode: 'full', state };
+    const caps = { maxCents: null, dayCentsLeft: null };
+    const run: OpenRun = { runId: 'r1', started, log, warehouse, writer: null, mode: 'full', state, caps };
     const frontier = await planRun(run, config);
     const load = new LoadStage(warehouse, db, run.runId, { batchItems: 100, flushMs: 50, log });
     const fetch = new FetchStage(run, config, frontier, load);
