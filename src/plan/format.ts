@@ -132,24 +132,37 @@ function verdict(fit: Fit): string {
   return { fits: 'fits', exceeds: 'DOES NOT FIT', unknown: 'unknown', uncapped: 'no cap' }[fit];
 }
 
+/**
+ * A verdict on a cost that is a lower bound and fits (fit 'unknown' beside a known cap or
+ * quota): what is counted fits, the rest is not known yet. Said so, with "at least" on the
+ * amount, instead of a bare "unknown" beside two figures.
+ */
+function verdictOn(plan: Plan, fit: Fit, amount: number): { verdict: string; amount: string } {
+  if (fit === 'unknown') return { verdict: 'fits so far (a lower bound)', amount: `at least ${amount}` };
+  return { verdict: verdict(fit), amount: plan.atLeast ? `at least ${amount}` : String(amount) };
+}
+
 function quotaLine(plan: Plan): string {
   const q = plan.quota;
   if (!q || q.availableCalls === null) {
     return `quota: ${verdict(plan.fits.quota)} (no X-RateLimit-Remaining seen${q?.windowReset ? ' since the last reset' : ''})`;
   }
   const seen = q.windowReset ? `limit ${q.limit} after the reset` : `remaining ${q.remaining}`;
-  return `quota: ${verdict(plan.fits.quota)}: ${plan.cost.quotaUnits} calls vs ${q.availableCalls} available (${seen} - reserve ${q.reserveCalls})`;
+  const v = verdictOn(plan, plan.fits.quota, plan.cost.quotaUnits);
+  return `quota: ${v.verdict}: ${v.amount} calls vs ${q.availableCalls} available (${seen} - reserve ${q.reserveCalls})`;
 }
 
 function runLine(plan: Plan): string {
   const cap = plan.budget.maxCentsPerRun;
   if (cap === null) return 'run budget: no cap';
-  return `run budget: ${verdict(plan.fits.runBudget)}: ${plan.cost.cents} cents vs cap ${cap}`;
+  const v = verdictOn(plan, plan.fits.runBudget, plan.cost.cents);
+  return `run budget: ${v.verdict}: ${v.amount} cents vs cap ${cap}`;
 }
 
 function dayLine(plan: Plan): string {
   const cap = plan.budget.maxCentsPerDay;
   if (cap === null) return 'day budget: no cap';
   const spent = plan.budget.centsToday;
-  return `day budget: ${verdict(plan.fits.dayBudget)}: ${spent} spent today + ${plan.cost.cents} cents vs cap ${cap}`;
+  const v = verdictOn(plan, plan.fits.dayBudget, plan.cost.cents);
+  return `day budget: ${v.verdict}: ${spent} spent today + ${v.amount} cents vs cap ${cap}`;
 }

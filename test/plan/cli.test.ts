@@ -57,7 +57,7 @@ describe('fragsync plan', () => {
     expect(res.stdout).toContain('LOWER BOUND');
     expect(res.stdout).toMatch(/GET\s+\/v1\/fragrances\s+1\s+1/);
     expect(res.stdout).toMatch(/total \(at least\)\s+4\s+4/);
-    expect(res.stdout).toContain('run budget: unknown: 4 cents vs cap 500');
+    expect(res.stdout).toContain('run budget: fits so far (a lower bound): at least 4 cents vs cap 500');
     expect(res.stdout + res.stderr).not.toContain(SECRET);
     // Give a stray connection attempt time to arrive before counting.
     await new Promise((r) => setTimeout(r, 100));
@@ -126,7 +126,9 @@ describe('fragsync plan on an existing warehouse', () => {
     expect(res.stdout).toMatch(/total \(at least\)\s+7\s+11/);
     expect(res.stdout).toContain("2 fragrances' review totals are not known yet");
     expect(res.stdout).toContain('(remaining 4320 - reserve 20)');
-    expect(res.stdout).toContain('day budget: unknown: 3 spent today + 11 cents vs cap 100');
+    expect(res.stdout).toContain(
+      'day budget: fits so far (a lower bound): 3 spent today + at least 11 cents vs cap 100',
+    );
 
     // --json: the same plan as one object, its figures those of the warehouse.
     const json = await runCli([...args, '--json']);
