@@ -107,7 +107,9 @@ export async function pendingQuarantine(wh: Queryable): Promise<PendingRow[]> {
  * Releases the open rows whose dataset a later fetch stored (or found gone upstream): the
  * nightly asks again for what is open (sync-state.ts), and a record the service now sends
  * valid is in the mirror, no longer missing. A row quarantined again is as recent as its
- * fetch, so it stays open. Returns how many were released.
+ * fetch, so it stays open; and so do the record's older rows, since that fetch stored
+ * nothing either (released means stored: before, a record refused again with another
+ * payload released its older row). Returns how many were released.
  */
 export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<number> {
   const stored = Object.entries(STORED_BY)
@@ -122,7 +124,11 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
        JOIN (VALUES ${stored}) m(endpoint, entity, col) ON m.endpoint = q.endpoint
        JOIN sync_items i ON i.entity = m.entity AND i.key = q.key
        WHERE q.released_at IS NULL AND coalesce(q.scope, 'response') = 'response'
-         AND (CASE m.col ${fetched} END) > q."at")
+         AND (CASE m.col ${fetched} END) > q."at"
+         AND NOT EXISTS (
+           SELECT 1 FROM quarantine n
+           WHERE n.endpoint = q.endpoint AND n.key = q.key AND coalesce(n.scope, 'response') = 'response'
+             AND n."at" >= (CASE m.col ${fetched} END)))
      RETURNING key`,
     [at.toISOString()],
   );
