@@ -8,7 +8,6 @@ import type { StopReason } from '../domain/run.ts';
 import type { Frontier } from './frontier.ts';
 import { callEstimate } from './call-estimate.ts';
 import type { RunEstimate } from './run-estimate.ts';
-import { governorOffset } from './governor-offset.ts';
 import { QuotaPause, QuotaRecheck, windowReset } from './recheck.ts';
 import type { LoadStage } from './load-stage.ts';
 import { ResetRewalk } from './rewalk.ts';
@@ -17,9 +16,9 @@ import { SimilarSignals } from './similar-signals.ts';
 import { Gate, idleReason } from './gate.ts';
 import { Admission } from './admission.ts';
 import { jobSettings } from './job-settings.ts';
+import { RunClock } from './run-clock.ts';
 import type { DriverContext, OpenRun, SyncTick } from './types.ts';
 import { countFailure, emptyFetchResult, fetchPhase, noteDone, type FetchResult } from './fetch-result.ts';
-import { nightlyRule } from '../plan/freshness.ts';
 
 /**
  * The fetch stage: submits the owed jobs to a queue driver (either one) and takes every
@@ -36,8 +35,6 @@ export class FetchStage {
   private calls = 0;
   private cents = 0;
   private lastRemaining: number | null = null;
-  /** Whether any response arrived (the governor's clock offset means something only then). */
-  private answered = false;
   private pause = new QuotaPause();
   private readonly rewalk: ResetRewalk;
   private readonly signals: SimilarSignals;
@@ -46,8 +43,7 @@ export class FetchStage {
   /** Null: none (a full run under the `calls` objective). */
   private readonly estimate: RunEstimate | null;
   private governor: Governor | undefined;
-  /** The service's clock minus this machine's, as this run's responses told the governor. */
-  private clockOffsetMs = 0;
+  private readonly clock: RunClock;
   /**
    * Outcomes are handled once fetch() has the driver: an earlier run's reports come as soon as
    * the BullMQ driver exists, and the jobs they make owed must reach it, not only the window.
@@ -65,10 +61,11 @@ export class FetchStage {
   ) {
     this.rewalk = new ResetRewalk(frontier, run.log);
     this.signals = new SimilarSignals(run, frontier);
+    this.clock = new RunClock(run, config.freshness, frontier);
     this.gate = new Gate(
       run.mode !== 'nightly',
       (held) => frontier.rank(held),
-      () => this.retime(),
+      () => this.clock.retime(),
     );
     this.admission = new Admission(run.runId, config.queue.windowJobs);
     this.estimate = callEstimate(config, run, frontier);
@@ -81,6 +78,7 @@ export class FetchStage {
   driverContext(client: FragranceClient, governor?: Governor): DriverContext {
     this.client = client;
     this.governor = governor;
+    this.clock.governor = governor;
     if (governor) {
       const { recheckMs: intervalMs, wait } = this.config.quota;
       const resume = async () => this.driver?.resume();
@@ -151,7 +149,7 @@ export class FetchStage {
         await driver.idle();
       }
       if (!this.result.writeFailure) this.load.add([], this.signals.settle()); // guesses left: owed
-      this.result.clockOffsetMs = this.answered ? await governorOffset(this.governor) : null; // kept with the run
+      this.result.clockOffsetMs = await this.clock.offset(); // kept with the run
     } finally {
       this.result.notAdmitted = this.admission.waiting;
       clearInterval(ticker);
@@ -227,15 +225,13 @@ export class FetchStage {
       await this.load.durable();
       return;
     }
-    const wasAnswered = this.answered;
     for (const c of o.calls) {
       this.calls++;
       this.cents += c.costCents;
       if (c.quotaRemaining !== null) this.lastRemaining = c.quotaRemaining;
-      if (c.status > 0) this.answered = true;
     }
     // The first answer tells the service's clock: a nightly's estimate is priced on it.
-    if (!wasAnswered && this.answered) this.estimate?.clock(await governorOffset(this.governor));
+    if (this.clock.answeredBy(o.calls)) this.estimate?.clock(await this.clock.offset());
     if (o.job.runId === this.run.runId) await this.submit(await this.rewalk.answered(o.calls, this.governor));
     if (o.type === 'done') await this.done(o);
     else {
@@ -277,23 +273,9 @@ export class FetchStage {
     return job.runId === this.run.runId ? this.gate.ended(job.spec) : [];
   }
 
-  /** As the walks end (the only job in flight then), the offset their responses showed. */
+  /** As the walks end (the only job in flight then), the offset their responses showed (RunClock). */
   private async learnClock(job: QueuedJob): Promise<void> {
-    if (this.governor && job.runId === this.run.runId && this.gate.closesWalks(job.spec))
-      this.clockOffsetMs = (await this.governor.status()).clockOffsetMs;
-  }
-
-  /**
-   * A nightly's due rule on the service's clock: ages are judged against the run's start as
-   * the service's clock showed it (a day the service passed is a day, whatever this machine's
-   * clock says), and each stored fetch time as the service's clock showed it to the run that
-   * stored it (sync_run_clocks). Against a real service the offsets are about 0.
-   */
-  private retime(): JobSpec[] {
-    const start = new Date(this.run.started.getTime() + this.clockOffsetMs);
-    if (Math.abs(this.clockOffsetMs) >= 60_000)
-      this.run.log.info({ clockOffsetMs: this.clockOffsetMs }, "due refreshes judged on the service's clock");
-    return this.frontier.retime(nightlyRule(this.config.freshness, start, this.frontier.clock), start);
+    if (job.runId === this.run.runId && this.gate.closesWalks(job.spec)) await this.clock.learn();
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { OccupancyFigures } from '../api/occupancy.ts';
 import type { Config } from '../config/index.ts';
-import { formatRatio, type Cost } from '../plan/cost-model.ts';
+import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { RunChanges } from '../warehouse/run-changes.ts';
@@ -10,10 +10,7 @@ import {
   catalogueMinimum,
   cycleRuns,
   failedByStatus,
-  failedStatusText,
   overflowInRun,
-  overflowLines,
-  serviceDaysLine,
   spendByEndpoint,
   tableRows,
   type EndpointSpend,
@@ -189,120 +186,4 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     flagged,
     overflow,
   };
-}
-
-export function formatSummary(s: SyncSummary): string {
-  const lines: string[] = [];
-  const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  // A completed run that quarantined anything says so in its first line: "completed" alone would
-  // read as everything stored. Any other status says the run fell short, its line below why.
-  const held = s.status === 'completed' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
-  const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
-  lines.push(`run ${s.runId}: ${s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`);
-  if (s.message) lines.push(`  ${s.message}`);
-  if (s.pausedUntil && s.status === 'quota_exhausted')
-    lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
-  lines.push(
-    `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}` +
-      (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus)})` : ''),
-  );
-  // Whether failed calls are billed is not in the spec: their list price is said apart.
-  if (s.failedCents > 0)
-    lines.push(`  up to ${dollars(s.failedCents)} more if the service bills failed calls`);
-  if (s.owed) {
-    const what =
-      s.mode === 'full'
-        ? 'to finish this full sync'
-        : "for what is due, this run's undone work included (new items the next walks find come on top)";
-    lines.push(
-      `still owed: ${s.owed.lowerBound ? 'at least ' : ''}${s.owed.calls} calls, ${dollars(s.owed.cents)} ${what}; \`fragsync plan\` lists them per endpoint`,
-    );
-  }
-  lines.push(costLine(s, dollars));
-  lines.push(...serviceDaysLine(s.serviceDays));
-  if (s.byEndpoint.length > 0) {
-    const w = Math.max(...s.byEndpoint.map((e) => e.endpoint.length));
-    const cols = (...v: (string | number)[]) => v.map((x) => String(x).padStart(9)).join('  ');
-    lines.push('', `${'endpoint'.padEnd(w)}  ${cols('calls', 'cents', 'failed', 'if billed')}`);
-    for (const e of s.byEndpoint)
-      lines.push(`${e.endpoint.padEnd(w)}  ${cols(e.calls, e.cents, e.failedCalls, e.failedCents)}`);
-  }
-  lines.push('', ...tableLines(s), ...overflowLines(s.overflow));
-  if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {
-    lines.push(
-      '',
-      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient, ${s.failures.internal} internal (see the quarantine table)`,
-    );
-  }
-  lines.push(
-    ...countLines(s.quarantined, 'quarantined records', 'not stored; `fragsync quarantine` lists them'),
-  );
-  if (s.released > 0)
-    lines.push(
-      '',
-      `released from quarantine: ${s.released} (quarantined by an earlier run, stored by this one)`,
-    );
-  lines.push(
-    ...countLines(
-      s.flagged,
-      'flagged values',
-      'stored as sent, outside a range the spec states; the value_flags view',
-    ),
-  );
-  return lines.join('\n');
-}
-
-/** Rows per table after the run, and what this run added, changed and removed in each. */
-function tableLines(s: SyncSummary): string[] {
-  const tw = Math.max(...Object.keys(s.rows).map((t) => t.length));
-  const c = s.changes?.tables;
-  const num = (n: number | undefined, w: number) => (n === undefined ? '' : String(n)).padStart(w);
-  const head = `${'table'.padEnd(tw)}  ${'rows'.padStart(9)}`;
-  const out = [
-    c ? `${head}  ${'added'.padStart(8)}  ${'changed'.padStart(8)}  ${'removed'.padStart(8)}` : head,
-  ];
-  for (const [t, n] of Object.entries(s.rows)) {
-    const line = `${t.padEnd(tw)}  ${String(n).padStart(9)}`;
-    const d = c?.[t];
-    out.push(d ? `${line}  ${num(d.added, 8)}  ${num(d.changed, 8)}  ${num(d.removed, 8)}` : line);
-  }
-  return out;
-}
-
-/** "quarantined: 3 records", then a line per endpoint with its count and one example reason. */
-function countLines(counts: EndpointCount[], label: string, note: string): string[] {
-  if (counts.length === 0) return [];
-  const total = counts.reduce((n, c) => n + c.count, 0);
-  const w = Math.max(...counts.map((c) => c.endpoint.length));
-  return [
-    '',
-    `${label}: ${total} (${note})`,
-    ...counts.map((c) => `  ${c.endpoint.padEnd(w)}  ${String(c.count).padStart(6)}  e.g. ${c.example}`),
-  ];
-}
-
-/**
- * Against the cheapest full sync only when the run read the whole catalogue itself (a full
- * run that began its cycle and completed); else what the run did. The minimum of a catalogue
- * mirrored in part would be too low, so a full run that did not finish names none.
- */
-function costLine(s: SyncSummary, dollars: (c: number) => string): string {
-  const items = s.changes ? Object.values(s.changes.items).reduce((a, b) => a + b, 0) : 0;
-  const cheapest = `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}`;
-  if (s.mode === 'incremental') {
-    const per = s.centsPerChangedItem === null ? '' : `   ${s.centsPerChangedItem.toFixed(2)} cents per item`;
-    return `incremental run: ${items} items new, changed or removed${per}`;
-  }
-  if (s.status !== 'completed')
-    return `full sync not finished: this run read ${items} items new, changed or removed; no cost ratio until a run reads the whole catalogue`;
-  if (s.earlierCycleRuns > 0)
-    return `full cycle finished by this run, begun by ${s.earlierCycleRuns} earlier run(s): no cost ratio for this run alone (${cheapest})`;
-  if (s.costRatio === null) return cheapest;
-  // Whether failed calls are billed is not in the spec: the ratio either way, when they differ.
-  // Each rounded away from 1 (formatRatio): a ratio that is not exactly 1 never reads 1.000.
-  const ifBilled =
-    s.failedCents > 0 && s.costRatioIfFailedBilled !== null
-      ? ` (${formatRatio(s.costRatioIfFailedBilled)} if the service bills failed calls)`
-      : '';
-  return `${cheapest}   cost ratio: ${formatRatio(s.costRatio)}${ifBilled}`;
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summaryJson } from '../../src/cli/summary-json.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { expectExact } from '../helpers/exact.ts';

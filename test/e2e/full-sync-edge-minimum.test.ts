@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointByTemplate } from '../../src/domain/endpoints.ts';
 import { pagesFor } from '../../src/plan/cost-model.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { expectExact } from '../helpers/exact.ts';
 import { governedFiles } from '../helpers/governed.ts';

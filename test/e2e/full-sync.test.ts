@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator, SimulatorVariant } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import { diffTables, truthTables, warehouseLedger, warehouseTables } from '../helpers/ground-truth.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { tempDir } from '../helpers/tmp.ts';

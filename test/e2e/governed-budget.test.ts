@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import {
   callsWithStatus,
   cleanRunCalls,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPlan } from '../../src/plan/format.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import type { GroundTruth } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/plan/plan.ts';
-import { formatSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/index.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type GroundTruth, type Simulator } from '../../src/simulator/index.ts';
-import { formatSummary, type SyncSummary } from '../../src/sync/summary.ts';
+import { formatSummary } from '../../src/sync/summary-text.ts';
+import type { SyncSummary } from '../../src/sync/summary.ts';
 import { summaryJson } from '../../src/cli/summary-json.ts';
 import { truthRows } from '../../src/simulator/truth-rows.ts';
 import { runTestSync } from '../helpers/sync.ts';

@@ -6,7 +6,7 @@ import { loadConfig } from '../../config/index.ts';
 import { oneLine } from '../../errors.ts';
 import { runSync } from '../../sync/coordinator.ts';
 import { createRuntime } from '../../sync/runtime.ts';
-import { formatSummary } from '../../sync/summary.ts';
+import { formatSummary } from '../../sync/summary-text.ts';
 import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';

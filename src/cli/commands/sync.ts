@@ -46,7 +46,7 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
   const [{ runSync }, { createRuntime }, { formatSummary }] = await Promise.all([
     import('../../sync/coordinator.ts'),
     import('../../sync/runtime.ts'),
-    import('../../sync/summary.ts'),
+    import('../../sync/summary-text.ts'),
   ]);
   const json = input.opts.json === true;
   const progress = progressReporter();
