@@ -22,15 +22,24 @@ export interface Interrupt {
 
 /**
  * Listen for SIGINT and SIGTERM. `first` is printed (one line on stderr) when the first
- * arrives; `second` when another arrives, just before the process ends by it.
+ * arrives; `second` when another arrives, just before the process ends by it, after `atOnce`
+ * (synchronous and quick: what can be said and kept without DuckDB, see above).
  */
-export function listenForInterrupt(messages: { first: string; second: string }): Interrupt {
+export function listenForInterrupt(
+  messages: { first: string; second: string },
+  atOnce?: (sig: NodeJS.Signals) => void,
+): Interrupt {
   const controller = new AbortController();
   const handler = (sig: NodeJS.Signals) => {
     if (!controller.signal.aborted) {
       console.error(`\n${messages.first}`);
       controller.abort();
       return;
+    }
+    try {
+      atOnce?.(sig);
+    } catch {
+      // Ending now matters more than what could not be said.
     }
     console.error(messages.second);
     dispose();

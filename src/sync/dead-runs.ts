@@ -1,6 +1,6 @@
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { sqlFile } from '../warehouse/sql-files.ts';
-import type { LockHolder } from '../warehouse/writer-lock.ts';
+import type { LockHolder, StoppedAtOnce } from '../warehouse/writer-lock.ts';
 
 /**
  * Runs left 'running' when a sync opens the warehouse. The opening sync holds the writer
@@ -8,7 +8,8 @@ import type { LockHolder } from '../warehouse/writer-lock.ts';
  * process is gone: killed (SIGKILL, out of memory), its machine lost, or a write to the
  * warehouse failed. It is recorded as 'died', not 'interrupted': nobody interrupted it, and
  * the exit code it gave (137 for a SIGKILL, say) was seen by no process that could record
- * it, so none is claimed.
+ * it, so none is claimed. A run whose lock says it was stopped at once by a second signal
+ * (cli/interrupt.ts) was interrupted: it is recorded so, ended when the signal came.
  */
 export async function closeDeadRuns(
   warehouse: Pick<WarehouseHandle, 'query' | 'finishRun'>,
@@ -18,16 +19,24 @@ export async function closeDeadRuns(
     "SELECT run_id FROM sync_runs WHERE status = 'running' ORDER BY started_at",
   );
   for (const { run_id: runId } of dead) {
+    const stopped = by.tookOver?.runId === runId ? (by.tookOver.stoppedAtOnce ?? null) : null;
     await warehouse.query(sqlFile('runs/died.sql'), [
       runId,
       by.runId,
       by.started.toISOString(),
-      deathReason(runId, by.tookOver),
+      stopped ? stoppedReason(by.tookOver!, stopped) : deathReason(runId, by.tookOver),
     ]);
-    // At this run's own start, the same instant: `fragsync runs` shows its end as unknown.
-    await warehouse.finishRun(runId, 'died', by.started);
+    // Stopped at once by a second signal (its lock says so): interrupted when the signal came,
+    // as a drained interrupt is (exit 130). Else at this run's own start, the same instant:
+    // `fragsync runs` shows its end as unknown.
+    if (stopped) await warehouse.finishRun(runId, 'interrupted', new Date(stopped.at));
+    else await warehouse.finishRun(runId, 'died', by.started);
   }
   return dead.map((d) => d.run_id);
+}
+
+function stoppedReason(h: LockHolder, s: StoppedAtOnce): string {
+  return `stopped at once by a second ${s.signal} at ${s.at} (pid ${h.pid} on ${h.host}), when it had counted ${s.calls} calls, ${s.cents} cents; no DuckDB write was safe then, so the next sync closed it, with what its journal kept`;
 }
 
 /** Why: the process the stale writer lock named, when it was this run's. */

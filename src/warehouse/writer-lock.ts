@@ -33,6 +33,31 @@ export interface LockHolder {
    * before it was kept): a live pid with another start is another process given the pid again.
    */
   processStart?: ProcessStart;
+  /**
+   * Set by a second SIGINT or SIGTERM just before the process ends by it (markStoppedAtOnce):
+   * no DuckDB write is safe then, so the next sync, taking the lock over, records the run
+   * 'interrupted' from this (sync/dead-runs.ts) rather than 'died'.
+   */
+  stoppedAtOnce?: StoppedAtOnce;
+}
+
+/** A run stopped at once: the signal, when, and the spend its process had counted. */
+export interface StoppedAtOnce {
+  signal: string;
+  at: string;
+  calls: number;
+  cents: number;
+}
+
+/** The locks this process holds, for markStoppedAtOnce. */
+const held = new Set<WriterLock>();
+
+/**
+ * Writes `stop` into every lock this process holds, synchronously (a second signal's handler
+ * runs it just before the process ends; a failed write leaves the lock as it was).
+ */
+export function markStoppedAtOnce(stop: StoppedAtOnce): void {
+  for (const lock of held) lock.note({ stoppedAtOnce: stop });
 }
 
 /** An empty or half-written lock file younger than this is a holder still writing it. */
@@ -138,7 +163,9 @@ export class WriterLock {
         } finally {
           closeSync(fd);
         }
-        return new WriterLock(dbPath, holder, stale);
+        const lock = new WriterLock(dbPath, holder, stale);
+        held.add(lock);
+        return lock;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -159,12 +186,13 @@ export class WriterLock {
 
   /** Records the run's pause (readers are told until when), or its end (null). */
   paused(until: Date | null): void {
+    this.note({ state: until ? 'paused' : 'writing', pausedUntil: until ? until.toISOString() : null });
+  }
+
+  /** Rewrites the lock file with `change` (tmp and rename: a reader never sees half of it). */
+  note(change: Partial<LockHolder>): void {
     if (this.released) return;
-    this.holder = {
-      ...this.holder,
-      state: until ? 'paused' : 'writing',
-      pausedUntil: until ? until.toISOString() : null,
-    };
+    this.holder = { ...this.holder, ...change };
     const path = lockPath(this.dbPath);
     try {
       const tmp = `${path}.${process.pid}.tmp`;
@@ -178,6 +206,7 @@ export class WriterLock {
   release(): void {
     if (this.released) return;
     this.released = true;
+    held.delete(this);
     const h = lockHolder(this.dbPath);
     if (h && h.pid === process.pid && h.runId === this.holder.runId)
       rmSync(lockPath(this.dbPath), { force: true });

@@ -19,6 +19,7 @@ import {
   serviceQuiet,
   sleep,
 } from '../helpers/interrupt.ts';
+import { fragsync } from '../helpers/cli.ts';
 import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync, type SyncProcOptions } from '../helpers/sync-process.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -154,10 +155,25 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         // Ended by the signal itself (a shell reports 130), not by a clean exit.
         expect(end.signal, end.output).toBe('SIGINT');
         expect(end.output).toContain('stopped at once');
+        // What it spent, as far as the process had counted (at least the first answer).
+        const spent = /^fragsync sync: run (\S+) spent (\d+) calls, (\d+) cents /m.exec(end.output);
+        expect(spent, end.output).not.toBeNull();
+        expect(Number(spent![2])).toBeGreaterThan(0);
 
         sim.setFaults({ latencyMs: 0 });
         const next = await spawnSync(sim, dbPath, opts).exited;
         expect(next.code, next.output).toBe(EXIT.ok);
+        // The next sync recorded the run stopped at once as interrupted (exit 130), not died.
+        const runs = JSON.parse((await fragsync(['runs', '--db', dbPath, '--format', 'json'])).stdout);
+        expect(runs.find((r: { run_id: string }) => r.run_id === spent![1])).toMatchObject({
+          cause: 'interrupted',
+          exit_code: EXIT.interrupted,
+        });
+        const why = await queryWarehouse<{ reason: string }>(
+          dbPath,
+          `SELECT reason FROM sync_run_deaths WHERE run_id = '${spent![1]}'`,
+        );
+        expect(why[0]?.reason).toMatch(/^stopped at once by a second SIGINT at /);
         // The requests the killed process had on the wire are answered (and billed) by now.
         await serviceQuiet(sim);
         await expectMirror(sim, dbPath);

@@ -3,10 +3,12 @@ import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
+import { markStoppedAtOnce } from '../../warehouse/writer-lock.ts';
 import { listenForInterrupt } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
 import type { SyncSummary } from '../../sync/summary.ts';
+import type { SyncTick } from '../../sync/types.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { summaryJson } from '../summary-json.ts';
 
@@ -21,19 +23,46 @@ export async function run(input: CommandInput): Promise<number> {
   }
   // From here on a Ctrl-C drains: no job is taken, the requests in flight finish and are
   // loaded, the warehouse closes and the summary says what was done (exit 130).
-  const interrupt = listenForInterrupt({
-    first:
-      'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
-    second: 'fragsync sync: stopped at once; everything fetched so far is kept and the next sync continues',
-  });
+  // The run's latest progress figures: all a second signal can say of its spend (below).
+  const seen: { tick: SyncTick | null } = { tick: null };
+  const interrupt = listenForInterrupt(
+    {
+      first:
+        'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
+      second: 'fragsync sync: stopped at once; everything fetched so far is kept and the next sync continues',
+    },
+    (sig) => stoppedAtOnce(sig, seen.tick),
+  );
   try {
-    return await syncCommand(input, config, interrupt.signal);
+    return await syncCommand(input, config, interrupt.signal, seen);
   } finally {
     interrupt.dispose();
   }
 }
 
-async function syncCommand(input: CommandInput, config: Config, interrupt: AbortSignal): Promise<number> {
+/**
+ * A second signal: no DuckDB write is safe (interrupt.ts), so the run's row cannot be closed.
+ * What it spent, as its progress last counted (at most a second ago), goes to stderr, and the
+ * writer lock, left behind, says the run was stopped at once: the next sync records it
+ * 'interrupted' (exit 130), not 'died' (sync/dead-runs.ts).
+ */
+function stoppedAtOnce(sig: NodeJS.Signals, tick: SyncTick | null): void {
+  const calls = tick?.calls ?? 0;
+  const cents = tick?.cents ?? 0;
+  console.error(
+    tick
+      ? `fragsync sync: run ${tick.runId} spent ${calls} calls, ${cents} cents ($${(cents / 100).toFixed(2)}) as last counted; the requests in flight are paid too (the next sync records the run)`
+      : 'fragsync sync: no call was answered yet',
+  );
+  markStoppedAtOnce({ signal: sig, at: new Date().toISOString(), calls, cents });
+}
+
+async function syncCommand(
+  input: CommandInput,
+  config: Config,
+  interrupt: AbortSignal,
+  seen: { tick: SyncTick | null },
+): Promise<number> {
   // On a terminal the progress line and the summary say what matters; retries stay quiet.
   const log = createLogger(process.stderr.isTTY && config.logLevel === 'info' ? 'error' : config.logLevel);
   // The warehouse first (the loader thread, DuckDB, the file, migrations: seconds), while this
@@ -68,7 +97,10 @@ async function syncCommand(input: CommandInput, config: Config, interrupt: Abort
       log,
       governor: runtime.governor,
       makeDriver: runtime.makeDriver,
-      onTick: progress.tick,
+      onTick: (t) => {
+        seen.tick = t;
+        progress.tick(t);
+      },
       interrupt,
       opening,
     });
