@@ -14,10 +14,15 @@ const TITLES: Record<Plan['kind'], string> = {
 /** The plan as an aligned table (endpoint, calls, cents), totals, then one line per limit. */
 export function formatPlan(plan: Plan): string {
   const rows: [string, string, string][] = [['endpoint', 'calls', 'cents']];
+  /** The table's lines that ask records in quarantine again, by row: labelled after the cents. */
+  const labels = new Map<number, string>();
   for (const name of ENDPOINT_NAMES) {
     const line = plan.cost.byEndpoint[name];
     if (!line) continue;
     const e = ENDPOINTS[name];
+    const q = plan.quarantinedByEndpoint[name] ?? 0;
+    if (q > 0)
+      labels.set(rows.length, `  (${q} of them: quarantined record${q === 1 ? '' : 's'} asked again)`);
     rows.push([`${e.method.padEnd(4)} ${e.template}`, String(line.calls), String(line.cents)]);
   }
   const totalLabel = plan.atLeast ? 'total (at least)' : 'total';
@@ -28,7 +33,7 @@ export function formatPlan(plan: Plan): string {
   const fmt = ([a, b, c]: [string, string, string]) =>
     `  ${a.padEnd(w0)}  ${b.padStart(w1)}  ${c.padStart(w2)}`;
   const rule = `  ${'-'.repeat(w0 + w1 + w2 + 4)}`;
-  const table = rows.map(fmt);
+  const table = rows.map((r, i) => fmt(r) + (labels.get(i) ?? ''));
   table.splice(1, 0, rule);
   table.splice(table.length - 1, 0, rule);
 

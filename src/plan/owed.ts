@@ -13,6 +13,7 @@ import {
 import { walkMark } from './sizes.ts';
 import { dueRule } from './freshness.ts';
 import type { Dataset } from '../domain/entities.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
 
 /**
  * The calls the next sync owes, from what the warehouse holds, by the sync's own rule
@@ -32,6 +33,8 @@ export interface OwedWork {
   unknownReviewTotals: number;
   /** Records in quarantine asked for again (counted in `counts`): the mirror still lacks them. */
   quarantinedAskedAgain: number;
+  /** Of those, per endpoint asked again (the one whose answer was quarantined). */
+  quarantinedByEndpoint: Partial<Record<EndpointName, number>>;
 }
 
 export function owedWork(state: SyncState, config: Config, now: Date = new Date()): OwedWork {
@@ -153,10 +156,22 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
   // Of the records in quarantine the nightly asks for again (sync-state.ts: live items only,
   // their fetch forgotten in `items`), those priced above: a dataset this config fetches that
   // the rule owes. Counted from the few records, without a map of every item.
-  const quarantinedAskedAgain = (state.quarantineOwed ?? []).filter(
+  const askedAgain = (state.quarantineOwed ?? []).filter(
     (q) => fetches(config, q.entity, q.dataset) && rule.owed(q.entity, q.dataset, q.key, undefined),
-  ).length;
-  return { counts, unknownWalks, undiscoveredFragrances, unknownReviewTotals, quarantinedAskedAgain };
+  );
+  const quarantinedByEndpoint: Partial<Record<EndpointName, number>> = {};
+  for (const q of askedAgain) {
+    const name = ENDPOINT_NAMES.find((n) => ENDPOINTS[n].template === q.endpoint);
+    if (name) quarantinedByEndpoint[name] = (quarantinedByEndpoint[name] ?? 0) + 1;
+  }
+  return {
+    counts,
+    unknownWalks,
+    undiscoveredFragrances,
+    unknownReviewTotals,
+    quarantinedAskedAgain: askedAgain.length,
+    quarantinedByEndpoint,
+  };
 }
 
 /** Whether the config fetches this dataset of this entity (what the walks above price). */

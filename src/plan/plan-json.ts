@@ -16,7 +16,7 @@ export function planJson(plan: Plan): string {
     cycleStart: plan.cycleStart,
     // The totals are a lower bound (unknown walk sizes or review totals).
     atLeast: plan.atLeast,
-    byEndpoint: byEndpoint(plan.cost),
+    byEndpoint: byEndpoint(plan.cost, plan.quarantinedByEndpoint),
     totalCalls: plan.cost.calls,
     totalCents: plan.cost.cents,
     quotaUnits: plan.cost.quotaUnits,
@@ -67,16 +67,29 @@ export function planJson(plan: Plan): string {
   });
 }
 
+interface EndpointLine {
+  method: string;
+  path: string;
+  calls: number;
+  cents: number;
+  /** Of `calls`, those asking records in quarantine again (the text labels its line with them). */
+  quarantinedAskedAgain: number;
+}
+
 /** The table's rows: calls and cents per endpoint, with its method and path, in the table's order. */
-function byEndpoint(
-  cost: Cost,
-): Record<string, { method: string; path: string; calls: number; cents: number }> {
-  const out: Record<string, { method: string; path: string; calls: number; cents: number }> = {};
+function byEndpoint(cost: Cost, quarantined: Plan['quarantinedByEndpoint']): Record<string, EndpointLine> {
+  const out: Record<string, EndpointLine> = {};
   for (const name of ENDPOINT_NAMES) {
     const line = cost.byEndpoint[name];
     if (!line) continue;
     const e = ENDPOINTS[name];
-    out[name] = { method: e.method, path: e.template, calls: line.calls, cents: line.cents };
+    out[name] = {
+      method: e.method,
+      path: e.template,
+      calls: line.calls,
+      cents: line.cents,
+      quarantinedAskedAgain: quarantined[name] ?? 0,
+    };
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { Config, Objective } from '../config/index.ts';
+import type { EndpointName } from '../domain/endpoints.ts';
 import type { SyncState } from '../warehouse/state-types.ts';
 import { costOf, perFragranceCost, type Cost } from './cost-model.ts';
 import { dueRule } from './freshness.ts';
@@ -53,6 +54,8 @@ export interface Plan {
   unknownReviewTotals: number;
   /** Records in quarantine the nightly asks for again (in the totals): the mirror still lacks them. */
   quarantinedAskedAgain: number;
+  /** Of those, per endpoint: its line in the table counts them (labelled there). */
+  quarantinedByEndpoint: Partial<Record<EndpointName, number>>;
   /** The totals are a lower bound: unknown walk sizes (lowerBound) or unknown review totals. */
   atLeast: boolean;
   quota: PlanQuota | null;
@@ -124,6 +127,7 @@ export function buildPlan(
     undiscoveredFragrances: owed.undiscoveredFragrances,
     unknownReviewTotals: owed.unknownReviewTotals,
     quarantinedAskedAgain: owed.quarantinedAskedAgain,
+    quarantinedByEndpoint: owed.quarantinedByEndpoint,
     atLeast: lowerBound,
     quota: planQuota,
     fits: {

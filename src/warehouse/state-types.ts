@@ -113,4 +113,6 @@ export interface QuarantineOwed {
   entity: EntityKind;
   dataset: Dataset;
   key: string;
+  /** The path template whose answer was quarantined (STORED_BY's key): the call asked again. */
+  endpoint: string;
 }

@@ -107,7 +107,8 @@ async function oweQuarantined(db: Db, items: ItemState[]): Promise<QuarantineOwe
     if (item && at !== undefined && Date.parse(at) <= Number(row.at_ms)) {
       delete item.fetched[stored.dataset];
       // The list is plan's to price (owed.ts), which prices live items only.
-      if (!item.removed) owed.push({ entity: stored.entity, dataset: stored.dataset, key: row.key });
+      if (!item.removed)
+        owed.push({ entity: stored.entity, dataset: stored.dataset, key: row.key, endpoint: row.endpoint });
     }
   }
   return owed;

@@ -89,8 +89,12 @@ describe('the nightly after a sync that quarantined a record', () => {
   it('fragsync plan counts the retry among what the next nightly owes', async () => {
     const plan = await fragsync(['plan', '--base-url', sim.url, '--db', db], KEY);
     expect(plan.code, plan.stderr).toBe(EXIT.ok);
-    expect(plan.stdout).toMatch(/^\s+GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1$/m);
-    // Labelled, in the text and in JSON: the one record still in quarantine.
+    // Labelled, in the text and in JSON: the one record still in quarantine, on its
+    // endpoint's line (the others' lines carry no label) and in the totals.
+    expect(plan.stdout).toMatch(
+      /^\s+GET\s+\/v1\/fragrances\/\{id\}\s+1\s+1 {2}\(1 of them: quarantined record asked again\)$/m,
+    );
+    expect(plan.stdout.match(/asked again\)$/gm)).toHaveLength(1);
     expect(plan.stdout).toMatch(/^includes 1 record in quarantine asked again /m);
     const json = await fragsync(['plan', '--base-url', sim.url, '--db', db, '--json'], KEY);
     expect(json.code, json.stderr).toBe(EXIT.ok);
@@ -100,7 +104,11 @@ describe('the nightly after a sync that quarantined a record', () => {
     );
     expect(j).toMatchObject({ kind: 'nightly', quarantinedRecordsAskedAgain: open[0]!.n });
     expect(j.quarantinedRecordsAskedAgain).toBe(1);
-    expect(j.byEndpoint.getFragrance).toMatchObject({ calls: 1, cents: 1 });
+    expect(j.byEndpoint.getFragrance).toMatchObject({ calls: 1, cents: 1, quarantinedAskedAgain: 1 });
+    for (const [name, line] of Object.entries(
+      j.byEndpoint as Record<string, { quarantinedAskedAgain: number }>,
+    ))
+      if (name !== 'getFragrance') expect(line.quarantinedAskedAgain, name).toBe(0);
   });
 
   it('a record the service now sends valid is stored and released from quarantine, and the summary says so', async () => {

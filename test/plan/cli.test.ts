@@ -159,6 +159,7 @@ describe('fragsync plan on an existing warehouse', () => {
       path: '/v1/fragrances/{id}',
       calls: 1,
       cents: 1,
+      quarantinedAskedAgain: 0,
     });
     expect(j.byEndpoint.listFragrances).toBeUndefined();
     const sum = (k: 'calls' | 'cents') =>
