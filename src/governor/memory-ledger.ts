@@ -16,7 +16,7 @@ interface RunBooks {
  */
 export class MemoryLedger {
   /** In insertion order, which is expiry order: every ticket lives ticketTtlMs. */
-  private readonly tickets = new Map<string, { cents: number; expiresAtMs: number }>();
+  private readonly tickets = new Map<string, { cents: number; expiresAtMs: number; runId: string }>();
   /** Cents of the tickets in flight. */
   inFlightCents = 0;
   private seq = 0;
@@ -77,19 +77,20 @@ export class MemoryLedger {
   issue(endpoint: EndpointName, cost: number, nowMs: number): CallTicket {
     // Ids only need to be unique within this governor, which lives in one process.
     const ticket: CallTicket = { id: `t${++this.seq}`, endpoint, costCents: cost, runId: this.runId };
-    this.tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + this.ticketTtlMs });
+    this.tickets.set(ticket.id, { cents: cost, expiresAtMs: nowMs + this.ticketTtlMs, runId: this.runId });
     this.inFlightCents += cost;
     return ticket;
   }
 
-  /** Tickets past their time are charged (`offsetMs`: service clock minus local). */
+  /** Tickets past their time are charged to their runs (`offsetMs`: service clock minus local). */
   expire(nowMs: number, offsetMs: number): void {
     // Both maps are in expiry order: stop at the first entry still alive (O(1) per call).
     for (const [id, t] of this.tickets) {
       if (t.expiresAtMs > nowMs) break;
-      // The dead process may have sent the request: count it as spent, never exceed a cap.
+      // The dead process may have sent the request: count it as spent, never exceed a cap. Its
+      // run's, as a late settle would, not a run started since (lua/lib.lua housekeeping).
       this.drop(id);
-      this.charge(t.cents, nowMs + offsetMs);
+      this.charge(t.cents, nowMs + offsetMs, t.runId);
       this.expired.set(id, nowMs);
     }
     for (const [id, at] of this.expired) {

@@ -76,5 +76,6 @@ end
 
 redis.call('ZADD', KEYS[2], str(service_now + ttl_ms), ticket_id)
 redis.call('HSET', KEYS[3], ticket_id, str(cost))
+redis.call('HSET', TICKET_RUNS, ticket_id, S.runId)
 save_state()
 return { 'ok', S.runId }

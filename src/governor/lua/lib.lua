@@ -11,7 +11,9 @@
 --                                 a late settle does not charge them twice
 --   ARGV[1] prefix (the day and run keys are derived from it: <prefix>:gov:day:<YYYY-MM-DD>,
 --           <prefix>:gov:run:<runId>, a hash: cents, calls, and halted ('payment_required' or
---           'unauthorized' once a call of the run was answered 402 or 401: settle.lua, admit.lua))
+--           'unauthorized' once a call of the run was answered 402 or 401: settle.lua, admit.lua);
+--           and <prefix>:gov:ticket-runs, a hash: ticket id -> the run it was admitted in, while
+--           the ticket is in flight (TICKET_RUNS))
 --   ARGV[2] now, the caller's local epoch ms (passed from JS so tests control it; never redis TIME)
 --   ARGV[3] the caller's own clock offset (service - local ms), '' until it has measured one:
 --           processes on different hosts have different clocks, so each converts with its own
@@ -88,6 +90,9 @@ local function run_key(run_id)
   return PREFIX .. ':gov:run:' .. run_id
 end
 
+-- Each ticket in flight's run (admit.lua), so that its charge at expiry goes to that run.
+local TICKET_RUNS = PREFIX .. ':gov:ticket-runs'
+
 local function charge(cents, service_ms, run_id)
   local dk = day_key(service_ms)
   redis.call('INCRBY', dk, cents)
@@ -121,10 +126,14 @@ local function housekeeping()
   local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', str(service_now))
   for _, id in ipairs(dead) do
     local cents = tonumber(redis.call('HGET', KEYS[3], id) or '0')
+    -- A ticket admitted before runs were recorded per ticket has none: the current run's.
+    local run_id = redis.call('HGET', TICKET_RUNS, id) or ''
     redis.call('HDEL', KEYS[3], id)
+    redis.call('HDEL', TICKET_RUNS, id)
     redis.call('ZREM', KEYS[2], id)
-    -- The dead process may have sent the request: count it as spent, never exceed a cap.
-    charge(cents, service_now)
+    -- The dead process may have sent the request: count it as spent, never exceed a cap. Its
+    -- run's, as a late settle would (settle.lua), not a run started since, which sent nothing.
+    charge(cents, service_now, run_id)
     redis.call('ZADD', KEYS[4], str(service_now), id)
   end
   redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. str(service_now - DAY_MS))

@@ -5,6 +5,7 @@
 load_state()
 housekeeping()
 local removed = redis.call('HDEL', KEYS[3], ARGV[4])
+redis.call('HDEL', TICKET_RUNS, ARGV[4])
 redis.call('ZREM', KEYS[2], ARGV[4])
 save_state()
 return removed

@@ -38,6 +38,7 @@ housekeeping()
 local service_now = NOW + OFF
 
 local was_in_flight = redis.call('HDEL', KEYS[3], ticket_id) == 1
+redis.call('HDEL', TICKET_RUNS, ticket_id)
 redis.call('ZREM', KEYS[2], ticket_id)
 local charged_at_expiry = (not was_in_flight) and redis.call('ZREM', KEYS[4], ticket_id) == 1
 -- Whether failed calls are billed is unknown: every attempt counts.
