@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { minimumCost } from '../../src/plan/cost-model.ts';
 import { formatPlan } from '../../src/plan/format.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
-import { catalogueSizesFromState } from '../../src/plan/sizes.ts';
 import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import type { ItemState, SyncState, WalkState } from '../../src/warehouse/state-types.ts';
 import type { Dataset, EntityKind } from '../../src/domain/entities.ts';
@@ -226,21 +224,5 @@ describe('buildPlan', () => {
     );
     expect(plan.quota).toMatchObject({ windowReset: true, remaining: 5000, availableCalls: 5000 });
     expect(plan.fits.quota).toBe('fits');
-  });
-
-  it('derives the catalogue sizes for the minimum from the warehouse state', () => {
-    const sizes = catalogueSizesFromState(afterCompletedRun());
-    expect(sizes).toMatchObject({
-      fragrances: 130,
-      brands: [60, 50, 10],
-      perfumers: 4,
-      notes: 75,
-      charts: 3,
-    });
-    const cost = minimumCost(sizes, config().datasets, 'cents');
-    // Known totals: 40 fragrances with 5 reviews (1 page), 80 with 130 (3 pages); 10 unseen: 1 page.
-    const reviewPages = 40 * 1 + 80 * 3 + 10;
-    expect(cost.byEndpoint.getReviews?.calls).toBe(reviewPages);
-    expect(cost.cents).toBe(3 + 130 * (1 + 2 + 2) + reviewPages + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
   });
 });
