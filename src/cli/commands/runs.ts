@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { oneLine } from '../../errors.ts';
+import { isFragsyncError, oneLine } from '../../errors.ts';
 import { EXIT, EXIT_BY_STATUS } from '../exit-codes.ts';
 import { extraRunColumns, runHistorySql } from '../../warehouse/run-history.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 
 import { outputWidth } from '../output/cell.ts';
 import { runningStates } from '../../warehouse/run-liveness.ts';
+import { describeHolder, lockHolder } from '../../warehouse/writer-lock.ts';
 import { printer, type Format } from '../output/formats.ts';
 import { write } from '../output/write.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -61,9 +62,21 @@ export async function run(input: CommandInput): Promise<number> {
     await out.end();
     return EXIT.ok;
   } catch (err) {
-    console.error(`fragsync runs: ${oneLine(err)}`);
+    console.error(`fragsync runs: ${heldLine(err, dbPath) ?? oneLine(err)}`);
     return EXIT.badInput;
   } finally {
     await wh?.close().catch(() => undefined);
   }
+}
+
+/**
+ * DuckDB lets no other process open a file a sync is writing, not even read-only: `runs`
+ * cannot read sync_runs then. What it can say is which sync holds the file (its writer lock)
+ * and where to watch it: one line, null when the refusal is not a sync's.
+ */
+function heldLine(err: unknown, dbPath: string): string | null {
+  if (!isFragsyncError(err) || err.code !== 'WAREHOUSE_LOCKED') return null;
+  const h = lockHolder(dbPath);
+  if (!h) return null;
+  return `${describeHolder(h)} holds the warehouse now (DuckDB lets no other process read a file being written); \`fragsync status\` shows its state, and \`fragsync runs\` reads the history once it lets go (a quota pause, a quiet moment, its end)`;
 }
