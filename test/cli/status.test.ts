@@ -95,6 +95,39 @@ describe('fragsync status', () => {
     }
   }, 60_000);
 
+  it("the latest run's line says what it quarantined and stored apart, as --json does; nothing when none", async () => {
+    const path = join(dir.path, 'apart.duckdb');
+    await copyFile(db, path);
+    const wh = await Warehouse.open(path);
+    try {
+      await wh.startRun('run-q', new Date());
+      await wh.query(
+        `INSERT INTO quarantine (run_id, "at", endpoint, key, reason)
+         SELECT 'run-q', now(), '/v1/fragrances/{id}', 'f' || i, 'invalid' FROM range(2) t(i)`,
+      );
+      await wh.query(
+        `INSERT INTO similar_fragrances_overflow (fragrance_id, similar_id, rank, _run_id)
+         SELECT 'f0', 's' || i, i, 'run-q' FROM range(3) t(i)`,
+      );
+      await wh.finishRun('run-q', 'completed', new Date());
+    } finally {
+      await wh.close();
+    }
+    const r = await fragsync(['status', '--db', path]);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout).toMatch(
+      /^latest run\s+run-q completed: 0 calls, 0 cents, quarantined 2, stored apart 3 \(overflow tables\)$/m,
+    );
+    const j = await fragsync(['status', '--db', path, '--json']);
+    expect(JSON.parse(j.stdout).latestRun).toMatchObject({
+      runId: 'run-q',
+      quarantinedRecords: 2,
+      storedApartRows: 3,
+    });
+    // The synced warehouse's run quarantined and stored apart nothing: its line says neither
+    // (the first test's line ends at its cents).
+  });
+
   it('a run still going (paused for quota, say) shows the calls and cents its ledger holds so far', async () => {
     const running = await withRunningRow('running', 'run-live');
     // The lock its sync holds (this test's process stands for it, alive).
