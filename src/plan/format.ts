@@ -21,8 +21,7 @@ export function formatPlan(plan: Plan): string {
     if (!line) continue;
     const e = ENDPOINTS[name];
     const q = plan.quarantinedByEndpoint[name] ?? 0;
-    if (q > 0)
-      labels.set(rows.length, `  (${q} of them: quarantined record${q === 1 ? '' : 's'} asked again)`);
+    if (q > 0) labels.set(rows.length, `  ${askedAgain(q)}`);
     rows.push([`${e.method.padEnd(4)} ${e.template}`, String(line.calls), String(line.cents)]);
   }
   const totalLabel = plan.atLeast ? 'total (at least)' : 'total';
@@ -105,7 +104,10 @@ function nightlyLines(n: NightlyRefresh): string[] {
   if (n.refresh.length === 0) out.push('  nothing is due');
   for (const r of n.refresh) {
     const more = r.keys.length > SHOWN ? `, ... (${r.keys.length - SHOWN} more)` : '';
-    out.push(`  ${r.entity} ${r.dataset}: ${r.keys.length} (${r.keys.slice(0, SHOWN).join(', ')}${more})`);
+    const again = r.quarantined > 0 ? ` ${askedAgain(r.quarantined)}` : '';
+    out.push(
+      `  ${r.entity} ${r.dataset}: ${r.keys.length} (${r.keys.slice(0, SHOWN).join(', ')}${more})${again}`,
+    );
   }
   if (n.budgetCents !== null) {
     const verdict = n.cut ? 'stops it before every due item is refreshed' : 'leaves room for all of it';
@@ -170,4 +172,9 @@ function dayLine(plan: Plan): string {
   const spent = plan.budget.centsToday;
   const v = verdictOn(plan, plan.fits.dayBudget, plan.cost.cents);
   return `day budget: ${v.verdict}: ${spent} spent today + ${v.amount} cents vs cap ${cap}`;
+}
+
+/** The label of a line whose calls ask `n` records in quarantine again (the table's, the refreshes'). */
+function askedAgain(n: number): string {
+  return `(${n} of them: quarantined record${n === 1 ? '' : 's'} asked again)`;
 }

@@ -23,8 +23,11 @@ export interface NightlyRefresh {
   budgetCents: number | null;
   /** The cap stops the run before every due item is refreshed. */
   cut: boolean;
-  /** Per entity and dataset, the keys the nightly refreshes, in order. */
-  refresh: { entity: EntityKind; dataset: Dataset; keys: string[] }[];
+  /**
+   * Per entity and dataset, the keys the nightly refreshes, in order; `quarantined`: how many
+   * of them are records in quarantine asked again (sync-state.ts quarantineOwed).
+   */
+  refresh: { entity: EntityKind; dataset: Dataset; keys: string[]; quarantined: number }[];
   /** Per dataset under the policy: live items, those still older than it after the run, the oldest age. */
   after: {
     entity: EntityKind;
@@ -125,9 +128,10 @@ export function nightlyRefresh(
       done.add(`${id}|${item.key}`);
     }
   }
+  const owedAgain = new Set((state.quarantineOwed ?? []).map((q) => `${q.entity}|${q.dataset}|${q.key}`));
   const refresh = [...refreshed.entries()].map(([id, keys]) => {
     const [entity, dataset] = id.split('|') as [EntityKind, Dataset];
-    return { entity, dataset, keys };
+    return { entity, dataset, keys, quarantined: keys.filter((k) => owedAgain.has(`${id}|${k}`)).length };
   });
   // New items (never fetched) come before the ranked ones: paid when the cap leaves anything.
   const newPaid = budgetCents === null || budgetCents > 0;

@@ -51,6 +51,8 @@ export function planJson(plan: Plan): string {
             dataset: r.dataset,
             count: r.keys.length,
             keys: r.keys,
+            // Of count, records in quarantine asked again (the text labels the line with them).
+            quarantinedAskedAgain: r.quarantined,
           })),
           after: n.after.map((a) => ({
             entity: a.entity,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { formatPlan } from '../../src/plan/format.ts';
+import { planJson } from '../../src/plan/plan-json.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
 import { emptySyncState } from '../../src/warehouse/state-types.ts';
 import type { ItemState, SyncState, WalkState } from '../../src/warehouse/state-types.ts';
@@ -213,6 +214,32 @@ describe('buildPlan', () => {
     const known = buildPlan(allTotalsKnown(), config({ full: true }), null, { now: NOW });
     expect([known.unknownReviewTotals, known.atLeast]).toEqual([0, false]);
     expect(formatPlan(known)).not.toContain('at least');
+  });
+
+  it('labels the records in quarantine asked again on their endpoint line and refresh line, in text and JSON', () => {
+    // A nightly: f1's similar list was quarantined, so its fetch is forgotten (sync-state.ts).
+    const s = allTotalsKnown();
+    delete s.items.find((i) => i.key === 'f1')!.fetched.similar;
+    s.quarantineOwed = [
+      { entity: 'fragrance', dataset: 'similar', key: 'f1', endpoint: '/v1/fragrances/{id}/similar' },
+    ];
+    const plan = buildPlan(s, config(), null, { now: NOW });
+    expect([plan.kind, plan.quarantinedAskedAgain]).toEqual(['nightly', 1]);
+    const text = formatPlan(plan);
+    const label = '(1 of them: quarantined record asked again)';
+    expect(text).toMatch(
+      /^ {2}GET\s+\/v1\/fragrances\/\{id\}\/similar\s+\d+\s+\d+ {2}\(1 of them: quarantined/m,
+    );
+    expect(text).toMatch(
+      /^ {2}fragrance similar: \d+ \(.*\) \(1 of them: quarantined record asked again\)$/m,
+    );
+    expect(text.split('\n').filter((l) => l.endsWith(label))).toHaveLength(2);
+    const j = JSON.parse(planJson(plan));
+    expect(j.byEndpoint.getSimilar.quarantinedAskedAgain).toBe(1);
+    const refresh = j.nightly.refresh as { dataset: string; keys: string[]; quarantinedAskedAgain: number }[];
+    expect(refresh.find((r) => r.dataset === 'similar')).toMatchObject({ quarantinedAskedAgain: 1 });
+    expect(refresh.find((r) => r.dataset === 'similar')!.keys).toContain('f1');
+    for (const r of refresh.filter((x) => x.dataset !== 'similar')) expect(r.quarantinedAskedAgain).toBe(0);
   });
 
   it('treats a remaining count from before the reset as the full limit', () => {
