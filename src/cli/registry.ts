@@ -176,6 +176,7 @@ Reads the warehouse read-only.`,
         choices: FORMATS,
         default: 'table',
       },
+      { flags: '--json', help: 'same as --format json (one array of the runs)' },
       { flags: '--width <N>', help: "table width in columns (default: the terminal's)", int: { min: 20 } },
     ],
     exits: [ok, unexpected, badInput],
@@ -214,6 +215,9 @@ when complete, so readers never see a partial export. DIR must be new, empty, or
 export (only <table>.parquet files), which is replaced; a folder holding anything else is
 refused (exit 2): an export never deletes a file it did not write.`,
     config: ['parquet', 'db'],
+    options: [
+      { flags: '--json', help: 'print one JSON object: the folder, and the rows of each table written' },
+    ],
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/export.ts'),
   },

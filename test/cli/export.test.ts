@@ -95,6 +95,21 @@ describe('fragsync export --parquet DIR', () => {
     expect(await entries(fx.dir)).not.toContainEqual(expect.stringMatching(/^\.c\./));
   });
 
+  it('--json: one JSON object, the folder and the rows of each table written', async () => {
+    const dir = join(fx.dir, 'json');
+    const r = await fragsync(['export', '--parquet', dir, '--db', fx.path, '--json']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const j = JSON.parse(r.stdout) as { dir: string; rows: number; tables: Record<string, number> };
+    expect(j.dir).toBe(dir);
+    expect(
+      Object.keys(j.tables)
+        .map((t) => `${t}.parquet`)
+        .sort(),
+    ).toEqual(await entries(dir));
+    expect(j.tables.fragrances).toBe(2);
+    expect(j.rows).toBe(Object.values(j.tables).reduce((a, b) => a + b, 0));
+  });
+
   it('replaces an earlier export; once the user adds a file there, refuses it', async () => {
     const dir = join(fx.dir, 'd');
     expect((await exportTo(dir)).code).toBe(EXIT.ok);

@@ -70,6 +70,24 @@ const rowsOf = async (path: string) => {
 };
 
 describe('fragsync runs', () => {
+  it('takes --json as sync, status and plan do: the same array as --format json', async () => {
+    const json = await fragsync(['runs', '--db', db, '--json']);
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const format = await fragsync(['runs', '--db', db, '--format', 'json']);
+    // run-c is still going: its duration grows between the two reads.
+    const still = (out: string) =>
+      (JSON.parse(out) as Record<string, unknown>[]).map((r) => ({
+        ...r,
+        duration: r.run_id === 'run-c' ? '-' : r.duration,
+      }));
+    expect(still(json.stdout)).toEqual(still(format.stdout));
+    expect(JSON.parse(json.stdout).map((r: { run_id: string }) => r.run_id)).toEqual([
+      'run-c',
+      'run-b',
+      'run-a',
+    ]);
+  });
+
   it('newest first: when, how long, the cause and its exit code, calls and cents from the ledger', async () => {
     const r = await fragsync(['runs', '--db', db, '--format', 'json']);
     expect(r.stderr).toBe('');

@@ -21,7 +21,9 @@ export async function run(input: CommandInput): Promise<number> {
     wh = await Warehouse.open(config.dbPath, { readOnly: true });
     const result = await wh.exportParquet(dir);
     const rows = Object.values(result.tables).reduce((a, b) => a + b, 0);
-    console.log(`exported ${Object.keys(result.tables).length} tables (${rows} rows) to ${result.dir}`);
+    if (input.opts.json === true)
+      console.log(JSON.stringify({ dir: result.dir, rows, tables: result.tables }));
+    else console.log(`exported ${Object.keys(result.tables).length} tables (${rows} rows) to ${result.dir}`);
     return EXIT.ok;
   } catch (err) {
     // A folder that cannot be created, written or replaced (it holds the user's files) is

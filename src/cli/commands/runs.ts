@@ -37,7 +37,8 @@ function exitCase(): string {
 
 export async function run(input: CommandInput): Promise<number> {
   const { dbPath } = configOf(input);
-  const format = input.opts.format as Format;
+  // --json as sync, status and plan take it: the runs as one JSON array.
+  const format: Format = input.opts.json === true ? 'json' : (input.opts.format as Format);
   const limit = input.opts.limit as number;
   if (!existsSync(dbPath)) {
     console.error(`fragsync runs: no warehouse at ${dbPath} (run a sync first, or pass --db)`);
