@@ -100,6 +100,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     inFlight: fetched.occupancy,
     released,
     removalsConfirmed: fetched.removalsConfirmed,
+    wrongBaseUrl: status === 'failed' && fetched.firstFailureCode === 'NOT_FOUND',
   });
 }
 

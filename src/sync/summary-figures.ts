@@ -183,12 +183,15 @@ const STATUS_WORDS: Record<number, string> = {
 
 /**
  * "404 not found: 1, confirming 1 removal, no answer: 2": 404s with the removals they
- * confirmed, when the run knows of any; else "404 not found (an item gone upstream): 1".
+ * confirmed, when the run knows of any; else "404 not found (an item gone upstream): 1", or,
+ * when the run stopped for a wrong base URL (`wrongBaseUrl`), "404 not found (no such endpoint: ...)".
  */
-export function failedStatusText(failed: FailedStatus[]): string {
+export function failedStatusText(failed: FailedStatus[], wrongBaseUrl = false): string {
   return failed
     .map((f) => {
       if (f.status === 0) return `no answer: ${f.calls}`;
+      // The lists themselves answered 404: no endpoint there, not items gone upstream.
+      if (f.status === 404 && wrongBaseUrl) return `404 not found (no such endpoint: wrong base URL): ${f.calls}`;
       const n = f.removalsConfirmed ?? 0;
       if (n > 0) return `${f.status} not found: ${f.calls}, confirming ${n} removal${n === 1 ? '' : 's'}`;
       const words = STATUS_WORDS[f.status] ?? (f.status >= 500 ? 'server error' : 'refused');

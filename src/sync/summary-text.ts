@@ -21,11 +21,13 @@ export function formatSummary(s: SyncSummary): string {
     lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
   lines.push(
     `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}` +
-      (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus)})` : ''),
+      (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus, s.wrongBaseUrl)})` : ''),
   );
   // Whether failed calls are billed is not in the spec: their list price is said apart.
   if (s.failedCents > 0)
     lines.push(`  up to ${dollars(s.failedCents)} more if the service bills failed calls`);
+  // A refused key read nothing: what it spent and why is all there is to say (no table of zeros).
+  if (s.status === 'unauthorized') return lines.join('\n');
   if (s.owed) {
     const what =
       s.mode === 'full'
@@ -108,7 +110,8 @@ function costLine(s: SyncSummary, dollars: (c: number) => string): string {
   const cheapest = `cheapest possible full sync of this catalogue: ${s.minimum.calls} calls, ${dollars(s.minimum.cents)}`;
   if (s.mode === 'incremental') {
     const per = s.centsPerChangedItem === null ? '' : `   ${s.centsPerChangedItem.toFixed(2)} cents per item`;
-    return `incremental run: ${items} items new, changed or removed${per}`;
+    // 'nightly' as `fragsync runs` and `status` call it; 'incremental' as --json's mode says.
+    return `nightly run (mode incremental): ${items} items new, changed or removed${per}`;
   }
   if (s.status !== 'completed')
     return `full sync not finished: this run read ${items} items new, changed or removed; no cost ratio until a run reads the whole catalogue`;

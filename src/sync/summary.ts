@@ -76,6 +76,8 @@ export interface SyncSummary {
   quarantined: EndpointCount[];
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
   released: number;
+  /** The run failed because its lists answered 404 (a wrong base URL): its 404s are no items gone upstream. */
+  wrongBaseUrl: boolean;
   /** Values this run stored as sent though they break a range the spec states (value_flags), per table. */
   flagged: EndpointCount[];
   /**
@@ -116,6 +118,8 @@ export interface SummaryInput {
   /** Default 0. removalsConfirmed: the items this run's 404s confirmed gone upstream (FetchResult). */
   released?: number;
   removalsConfirmed?: number;
+  /** The run failed because its lists answered 404: the base URL is wrong (finish.ts). */
+  wrongBaseUrl?: boolean;
 }
 
 export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promise<SyncSummary> {
@@ -183,6 +187,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     inFlight: input.inFlight ?? null,
     quarantined,
     released: input.released ?? 0,
+    wrongBaseUrl: input.wrongBaseUrl ?? false,
     flagged,
     overflow,
   };

@@ -127,7 +127,7 @@ describe('rows added, changed and removed by a run', () => {
     expect(second.centsPerChangedItem).toBeCloseTo(second.cents / items, 6);
     const text = formatSummary(second);
     expect(text).not.toContain('cost ratio');
-    expect(text).toContain(`incremental run: ${items} items new, changed or removed`);
+    expect(text).toContain(`nightly run (mode incremental): ${items} items new, changed or removed`);
     expect(text).toContain(`${(second.cents / items).toFixed(2)} cents per item`);
   });
 });
