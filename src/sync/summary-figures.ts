@@ -191,7 +191,8 @@ export function failedStatusText(failed: FailedStatus[], wrongBaseUrl = false): 
     .map((f) => {
       if (f.status === 0) return `no answer: ${f.calls}`;
       // The lists themselves answered 404: no endpoint there, not items gone upstream.
-      if (f.status === 404 && wrongBaseUrl) return `404 not found (no such endpoint: wrong base URL): ${f.calls}`;
+      if (f.status === 404 && wrongBaseUrl)
+        return `404 not found (no such endpoint: wrong base URL): ${f.calls}`;
       const n = f.removalsConfirmed ?? 0;
       if (n > 0) return `${f.status} not found: ${f.calls}, confirming ${n} removal${n === 1 ? '' : 's'}`;
       const words = STATUS_WORDS[f.status] ?? (f.status >= 500 ? 'server error' : 'refused');
