@@ -52,17 +52,18 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
   // ended under a second before would count as done (plan then left out the walks' cents and
   // named more profiles than the capped nightly could buy).
   const since = rule.mode === 'nightly' ? Infinity : Date.parse(today > cycleStart ? today : cycleStart);
-  const fresh = (iso: string | undefined): boolean => iso !== undefined && Date.parse(iso) >= since;
+  const fresh = (iso: string | undefined, after = since): boolean =>
+    iso !== undefined && Date.parse(iso) >= after;
   const walks = new Map<string, WalkState>(state.walks.map((w) => [w.walk, w]));
   const counts: CallCounts = {};
   const unknownWalks: string[] = [];
 
-  /** A paged walk's page marks done this cycle (see walkMark: `<name>@<page>`). */
-  const pagesDoneFresh = (name: string, pages: number): number => {
+  /** A paged walk's page marks done this cycle, or since `after` (see walkMark: `<name>@<page>`). */
+  const pagesDoneFresh = (name: string, pages: number, after = since): number => {
     let n = 0;
     for (let p = 1; p <= pages; p++) {
       const m = walks.get(`${name}@${p}`);
-      if (m && m.done && fresh(m.at)) n++;
+      if (m && m.done && fresh(m.at, after)) n++;
     }
     return n;
   };
@@ -81,13 +82,16 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
     unknownWalks.push(name);
     return 1;
   };
-  const walkDone = (name: string): boolean => {
+  const walkDone = (name: string, after = since): boolean => {
     const w = walkMark(state.walks, name);
-    if (!w || !fresh(w.at)) return false;
+    if (!w || !fresh(w.at, after)) return false;
     if (w.walk === name) return w.done;
     const pages = pagesFor(w.total, w.pageSize ?? undefined);
-    return pagesDoneFresh(name, pages) >= pages;
+    return pagesDoneFresh(name, pages, after) >= pages;
   };
+  // A nightly after a list read whole (its last walk): every entry it named is known, so a
+  // total above the items counts entries named twice (a legal listing), not items to find.
+  const namedAll = (name: string): boolean => walkDone(name, rule.mode === 'nightly' ? -Infinity : since);
   const live = (entity: ItemState['entity']): ItemState[] =>
     state.items.filter((i) => i.entity === entity && !i.removed);
 
@@ -114,7 +118,7 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
       addCalls(counts, fragranceCalls(need, known, config.objective));
     }
     const announced = walkMark(state.walks, 'fragrances')?.total;
-    if (announced !== undefined && !walkDone('fragrances') && announced > fragrances.length) {
+    if (announced !== undefined && !namedAll('fragrances') && announced > fragrances.length) {
       undiscoveredFragrances = announced - fragrances.length;
       addCalls(counts, fragranceCalls(fullNeed(d, 1), {}, config.objective), undiscoveredFragrances);
       unknownReviewTotals += d.reviews.mode === 'none' ? 0 : undiscoveredFragrances;
@@ -137,7 +141,7 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
     addCalls(counts, { listNotes: walkPages('notes') });
     addCalls(counts, { getNote: notes.filter((i) => due(i, 'profile')).length });
     const announced = walkMark(state.walks, 'notes')?.total;
-    if (announced !== undefined && !walkDone('notes') && announced > notes.length) {
+    if (announced !== undefined && !namedAll('notes') && announced > notes.length) {
       addCalls(counts, { getNote: announced - notes.length });
     }
   }
