@@ -5,6 +5,7 @@ import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fragsync } from '../helpers/cli.ts';
+import { quarantineAsRefused } from '../helpers/quarantine.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
@@ -115,18 +116,7 @@ describe('the nightly after a sync that quarantined a record', () => {
     // Another profile, as if its answer had been refused at its last fetch (a row as recent
     // as the fetch): the service sends it valid, so the nightly stores it.
     const other = sim.groundTruth().fragrances.find((f) => f.id !== sim.invalidRecord()!.id)!.id;
-    const wh = await Warehouse.open(db);
-    try {
-      await wh.query(
-        `INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
-         SELECT (SELECT max(run_id) FROM sync_runs), fetched_profile, '/v1/fragrances/{id}', key,
-           'refused by a test', '{}'::JSON, 'response'
-         FROM sync_items WHERE entity = 'fragrance' AND key = ?`,
-        [other],
-      );
-    } finally {
-      await wh.close();
-    }
+    await quarantineAsRefused(db, other);
     const nightly = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
     // The broken record is still refused: 8 all the same.
     expect(nightly.code, nightly.stderr).toBe(EXIT.quarantined);

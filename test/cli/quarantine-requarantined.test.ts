@@ -5,6 +5,7 @@ import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fragsync } from '../helpers/cli.ts';
+import { quarantineAsRefused } from '../helpers/quarantine.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 /**
@@ -51,18 +52,7 @@ describe('a record quarantined again the next day', () => {
     // Another profile, as if its answer had been refused at its last fetch: the service
     // sends it valid, so the nightly stores it (fixed upstream).
     const fixed = sim.groundTruth().fragrances.find((f) => f.id !== broken)!.id;
-    const wh = await Warehouse.open(db);
-    try {
-      await wh.query(
-        `INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
-         SELECT (SELECT max(run_id) FROM sync_runs), fetched_profile, '/v1/fragrances/{id}', key,
-           'refused by a test', '{}'::JSON, 'response'
-         FROM sync_items WHERE entity = 'fragrance' AND key = ?`,
-        [fixed],
-      );
-    } finally {
-      await wh.close();
-    }
+    await quarantineAsRefused(db, fixed);
     sim.advanceDay();
 
     const nightly = await fragsync(['sync', '--base-url', sim.url, '--db', db, '--json'], KEY);
