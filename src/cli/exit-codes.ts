@@ -80,7 +80,7 @@ export const EXIT_MEANING: Record<ExitCode, string> = {
   5: 'the daily quota is down to the reserve and --no-wait was given',
   6: 'the API key was refused (401)',
   7: 'the service could not be reached, kept failing after bounded retries, or is not this API (lists answered 404)',
-  8: 'completed, but records were quarantined (not stored): see `fragsync quarantine`',
+  8: 'ended with records quarantined (not stored): see `fragsync quarantine`',
   130: 'interrupted (Ctrl-C, SIGTERM): requests in flight finished, all fetched is loaded; run again to continue',
 };
 

@@ -11,11 +11,15 @@ import { failedStatusText, overflowLines, serviceDaysLine } from './summary-figu
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  // A completed run that quarantined anything says so in its first line: "completed" alone would
-  // read as everything stored. Any other status says the run fell short, its line below why.
+  // A completed run that quarantined anything does not say "completed" (it would read as
+  // everything stored) but "ended" and what it did not store (exit 8); sync_runs keeps
+  // 'completed' (the run read what it owed: cycles count on it). Any other status says the
+  // run fell short, its line below why.
   const held = s.status === 'completed' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
   const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
-  lines.push(`run ${s.runId}: ${s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `run ${s.runId}: ${held > 0 ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
+  );
   if (s.message) lines.push(`  ${s.message}`);
   if (s.pausedUntil && s.status === 'quota_exhausted')
     lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);

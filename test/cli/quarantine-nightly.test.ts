@@ -43,7 +43,7 @@ describe('the nightly after a sync that quarantined a record', () => {
 
     const nightly = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
     expect(nightly.code, nightly.stderr).toBe(EXIT.quarantined);
-    expect(nightly.stdout).toMatch(/^run \S+: completed, 1 record quarantined \(not stored\) in /m);
+    expect(nightly.stdout).toMatch(/^run \S+: ended, 1 record quarantined \(not stored\) in /m);
     expect(nightly.stdout).toMatch(/^nightly run \(mode incremental\): /m);
     // Same service day: no profile is due by age, so the one call is the retry.
     const calls = await read<{ n: number }>(

@@ -70,7 +70,7 @@ describe.each<[InvalidRecordKind, RegExp]>([
     const r = await fragsync(['sync', '--base-url', sim.url, '--db', db], KEY);
     expect(r.code, r.stderr).toBe(EXIT.quarantined);
     // The first line says it too: "completed" alone would read as everything stored.
-    expect(r.stdout).toMatch(/^run \S+: completed, 1 record quarantined \(not stored\) in /m);
+    expect(r.stdout).toMatch(/^run \S+: ended, 1 record quarantined \(not stored\) in /m);
     const status = await fragsync(['status', '--db', db], KEY);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(status.stdout).toMatch(
