@@ -7,5 +7,5 @@
 SELECT f.* FROM full_runs f, cycle_end e
 WHERE f.started_at <= e.upto
   AND f.started_at > coalesce(
-    (SELECT max(started_at) FROM full_runs WHERE status = 'completed' AND started_at < e.upto),
+    (SELECT max(started_at) FROM full_runs WHERE done AND started_at < e.upto),
     '-infinity'::TIMESTAMPTZ)

@@ -7,7 +7,7 @@
 -- src/warehouse/run-sql.ts. No rows: no full cycle completed, or none of its calls answered.
 SELECT strftime(timezone('UTC', min(a."at")), '%Y-%m-%dT%H:%M:%S.%gZ') AS "firstAt",
   strftime(timezone('UTC', (
-    SELECT finished_at FROM cycle_runs WHERE status = 'completed' ORDER BY started_at DESC LIMIT 1
+    SELECT finished_at FROM cycle_runs WHERE done ORDER BY started_at DESC LIMIT 1
   )), '%Y-%m-%dT%H:%M:%S.%gZ') AS "completedAt"
 FROM api_calls a JOIN cycle_runs r USING (run_id)
 WHERE a.status = 200

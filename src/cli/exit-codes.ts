@@ -23,8 +23,9 @@ export const EXIT = {
   /** The API could not be reached, or kept failing after bounded retries, or the base URL is not the API's. */
   apiUnavailable: 7,
   /**
-   * The run completed, but records it received could not be stored and are in quarantine
-   * (`fragsync quarantine` lists them): cron must notice data that did not arrive.
+   * The run read everything it owed, but records it received could not be stored and are in
+   * quarantine (`fragsync quarantine` lists them; its status 'completed_with_quarantine'):
+   * cron must notice data that did not arrive.
    */
   quarantined: 8,
   /**
@@ -40,6 +41,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 /** Each cause a run ends with (src/domain/run.ts), as the number cron wrappers see. */
 export const EXIT_BY_STATUS: Record<RunStatus, ExitCode> = {
   completed: EXIT.ok,
+  completed_with_quarantine: EXIT.quarantined,
   running: EXIT.unexpected,
   budget_exhausted: EXIT.budgetExhausted,
   payment_required: EXIT.paymentRequired,
@@ -56,8 +58,9 @@ export function exitCodeFor(status: RunStatus): ExitCode {
 }
 
 /**
- * The exit code a sync ends with: its cause's, but a completed run that quarantined records
- * is 8. Flagged values and rows stored apart in the overflow tables (repeats the contract's
+ * The exit code a sync ends with: its cause's ('completed_with_quarantine' is 8). A run of an
+ * earlier version recorded that case 'completed' with records quarantined: 8 too, as it
+ * exited (`fragsync status` reads its row so). Flagged values and rows stored apart in the overflow tables (repeats the contract's
  * keys cannot hold, which the spec allows) are stored and exported, so they do not change it:
  * an 8 every night for a legal reading of the spec would teach cron to ignore it.
  */

@@ -1,21 +1,22 @@
 import type { Config } from '../config/index.ts';
 import type { QueueDriver } from '../queue/types.ts';
 import type { LoadItem } from '../domain/items.ts';
-import type { RunStatus } from '../domain/run.ts';
+import { readAll, withQuarantine, type RunStatus } from '../domain/run.ts';
 import type { FetchResult } from './fetch-result.ts';
 import type { Frontier } from './frontier.ts';
 import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 import type { OpenRun } from './types.ts';
 import { stageMark } from './stage-marks.ts';
-import { releaseFetchedSince } from '../warehouse/quarantine.ts';
+import { quarantinedInRun, releaseFetchedSince } from '../warehouse/quarantine.ts';
 
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
  * program's own error makes it internal_error (a bug is reported whatever else happened, and
  * never as the service's fault); then an interrupt (SIGINT, SIGTERM); a quota pause the run
  * was told not to wait through is quota_exhausted; jobs that failed with the service
- * unreachable make it failed; otherwise it completed.
+ * unreachable make it failed; otherwise it completed (finishRun makes that
+ * 'completed_with_quarantine' when records of the run are still in quarantine at its end).
  */
 export function runStatus(fetched: FetchResult, pausedUntil: Date | null, waitForQuota: boolean): RunStatus {
   if (fetched.stop) return fetched.stop.reason;
@@ -53,10 +54,12 @@ export interface FinishInput {
 }
 
 /**
- * The finish stage: judges the run, records list removals of a completed run, lets the
- * driver deliver the last ledger rows, commits everything (the load stage's last batch),
- * closes the run's row, exports Parquet after a completed run, and sums the run up from the
- * warehouse. A warehouse that could not be written fails the run with its own error.
+ * The finish stage: judges the run, records list removals of a run that read everything, lets
+ * the driver deliver the last ledger rows, commits everything (the load stage's last batch),
+ * releases what this run stored of earlier quarantined records, closes the run's row (with
+ * what is still quarantined of it in its status), exports Parquet after a run that read
+ * everything, and sums the run up from the warehouse. A warehouse that could not be written
+ * fails the run with its own error.
  */
 export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncSummary> {
   const { config, fetched, frontier, load, driver } = input;
@@ -65,8 +68,10 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     throw fetched.writeFailure;
   }
   stageMark('finish: last batches');
-  const status = runStatus(fetched, driver.pausedUntil(), config.quota.wait);
-  if (status === 'completed') {
+  // What the run read decides its removals; what it could not store is known only once all
+  // is loaded (below): a run that quarantined records read its lists whole all the same.
+  const read = runStatus(fetched, driver.pausedUntil(), config.quota.wait);
+  if (read === 'completed') {
     const removals = listRemovals(frontier, fetched.listed);
     if (removals.length > 0) load.add(removals, []);
   }
@@ -75,10 +80,16 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   const { warehouse } = run;
   // What earlier runs quarantined and this one stored after all (the nightly asks again).
   const released = await releaseFetchedSince(warehouse, new Date());
+  // What is still quarantined of this run, as its summary lists it and its exit code counts it.
+  const quarantined = await quarantinedInRun(warehouse, run.runId);
+  const status = withQuarantine(
+    read,
+    quarantined.reduce((n, e) => n + e.count, 0),
+  );
   stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
-  if (status === 'completed' && config.export.parquetDir) {
+  if (readAll(status) && config.export.parquetDir) {
     stageMark('finish: Parquet');
     await warehouse.exportParquet(config.export.parquetDir);
   }
@@ -99,6 +110,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
     released,
+    quarantined,
     removalsConfirmed: fetched.removalsConfirmed,
     wrongBaseUrl: status === 'failed' && fetched.firstFailureCode === 'NOT_FOUND',
   });

@@ -13,6 +13,7 @@ import type { OpenRun, SyncDeps } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 import { openWarehouse } from './open-warehouse.ts';
 import { closeDeadRuns } from './dead-runs.ts';
+import { sqlFile } from '../warehouse/sql-files.ts';
 
 /**
  * The open stage: everything a run does before it may send a request. The service address
@@ -67,14 +68,15 @@ export async function openRun(
 }
 
 /**
- * `--full`, or a warehouse no full sync completed on (the first sync, or the rest of an
- * interrupted one), runs full; otherwise the default is the nightly.
+ * `--full`, or a warehouse no full sync read whole on (the first sync, or the rest of an
+ * interrupted one), runs full; otherwise the default is the nightly. A full sync that read
+ * everything but quarantined records (completed_with_quarantine) counts: the nightly asks
+ * for those records again.
  */
 async function runMode(warehouse: WarehouseHandle, config: Config): Promise<SyncMode> {
   if (config.full) return 'full';
   const [r] = await warehouse.query<{ n: number }>(
-    `SELECT count(*)::INTEGER AS n FROM sync_runs LEFT JOIN sync_run_modes USING (run_id)
-     WHERE status = 'completed' AND coalesce(mode, 'full') = 'full'`,
+    `SELECT count(*)::INTEGER AS n FROM (${sqlFile('runs/full-runs.sql')}) WHERE done`,
   );
   return Number(r?.n ?? 0) > 0 ? 'nightly' : 'full';
 }

@@ -1,4 +1,5 @@
 import { formatRatio } from '../plan/cost-model.ts';
+import { readAll } from '../domain/run.ts';
 import type { EndpointCount } from '../warehouse/quarantine.ts';
 import type { SyncSummary } from './summary.ts';
 import { failedStatusText, overflowLines, serviceDaysLine } from './summary-figures.ts';
@@ -11,11 +12,10 @@ import { failedStatusText, overflowLines, serviceDaysLine } from './summary-figu
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
-  // A completed run that quarantined anything does not say "completed" (it would read as
-  // everything stored) but "ended" and what it did not store (exit 8); sync_runs keeps
-  // 'completed' (the run read what it owed: cycles count on it). Any other status says the
-  // run fell short, its line below why.
-  const held = s.status === 'completed' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
+  // A run that read everything and quarantined anything (completed_with_quarantine) does not
+  // say "completed" (it would read as everything stored) but "ended" and what it did not
+  // store (exit 8). Any other status says the run fell short, its line below why.
+  const held = s.status === 'completed_with_quarantine' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
   const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
   lines.push(
     `run ${s.runId}: ${held > 0 ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
@@ -117,7 +117,7 @@ function costLine(s: SyncSummary, dollars: (c: number) => string): string {
     // 'nightly' as `fragsync runs` and `status` call it; 'incremental' as --json's mode says.
     return `nightly run (mode incremental): ${items} items new, changed or removed${per}`;
   }
-  if (s.status !== 'completed')
+  if (!readAll(s.status))
     return `full sync not finished: this run read ${items} items new, changed or removed; no cost ratio until a run reads the whole catalogue`;
   if (s.earlierCycleRuns > 0)
     return `full cycle finished by this run, begun by ${s.earlierCycleRuns} earlier run(s): no cost ratio for this run alone (${cheapest})`;

@@ -4,8 +4,8 @@ import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { RunChanges } from '../warehouse/run-changes.ts';
-import { flaggedInRun, quarantinedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
-import type { RunStatus } from '../domain/run.ts';
+import { flaggedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
+import { readAll, type RunStatus } from '../domain/run.ts';
 import {
   catalogueMinimum,
   cycleRuns,
@@ -71,7 +71,8 @@ export interface SyncSummary {
   failures: { terminal: number; transient: number; internal: number };
   /**
    * Records this run could not store (the quarantine table), per endpoint as recorded, with
-   * one example reason: a completed run that quarantined anything has its own exit code.
+   * one example reason: a run that read everything and quarantined anything is
+   * 'completed_with_quarantine', with its own exit code.
    */
   quarantined: EndpointCount[];
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
@@ -118,6 +119,8 @@ export interface SummaryInput {
   /** Default 0. removalsConfirmed: the items this run's 404s confirmed gone upstream (FetchResult). */
   released?: number;
   removalsConfirmed?: number;
+  /** What is still quarantined of the run at its end (quarantinedInRun): its status says it. */
+  quarantined: EndpointCount[];
   /** The run failed because its lists answered 404: the base URL is wrong (finish.ts). */
   wrongBaseUrl?: boolean;
 }
@@ -127,19 +130,17 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   // answer to the one before to cross back from the loader thread (about 35 of them, which
   // took 0.3-0.7 s at 20k, docs/benchmarks.md, session 10; the row counts are one statement).
   const counted = tableRows(wh);
-  const [byEndpoint, rows, minimum, changes, before, quarantined, flagged, state, failed, overflow] =
-    await Promise.all([
-      spendByEndpoint(wh, input.runId),
-      counted,
-      catalogueMinimum(wh, input.config, counted),
-      wh.runChanges(),
-      cycleRuns(wh, input.runId),
-      quarantinedInRun(wh, input.runId),
-      flaggedInRun(wh, input.runId),
-      input.status === 'completed' ? null : wh.syncState(),
-      failedByStatus(wh, input.runId, input.removalsConfirmed),
-      overflowInRun(wh, input.runId),
-    ]);
+  const [byEndpoint, rows, minimum, changes, before, flagged, state, failed, overflow] = await Promise.all([
+    spendByEndpoint(wh, input.runId),
+    counted,
+    catalogueMinimum(wh, input.config, counted),
+    wh.runChanges(),
+    cycleRuns(wh, input.runId),
+    flaggedInRun(wh, input.runId),
+    readAll(input.status) ? null : wh.syncState(),
+    failedByStatus(wh, input.runId, input.removalsConfirmed),
+    overflowInRun(wh, input.runId),
+  ]);
   const sum = (f: (e: (typeof byEndpoint)[number]) => number) => byEndpoint.reduce((s, e) => s + f(e), 0);
   let owed: SyncSummary['owed'] = null;
   if (state) {
@@ -152,7 +153,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
   const mode = input.mode ?? 'full';
   const changedItems = changes ? Object.values(changes.items).reduce((a, b) => a + b, 0) : 0;
   const earlierCycleRuns = mode === 'full' ? before.earlier : 0;
-  const whole = mode === 'full' && input.status === 'completed' && earlierCycleRuns === 0;
+  const whole = mode === 'full' && readAll(input.status) && earlierCycleRuns === 0;
   return {
     runId: input.runId,
     mode,
@@ -174,7 +175,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     costRatioIfFailedBilled:
       whole && minimum.cents > 0 ? (cents + sum((e) => e.failedCents)) / minimum.cents : null,
     earlierCycleRuns,
-    serviceDays: mode === 'full' && input.status === 'completed' ? before.days : null,
+    serviceDays: mode === 'full' && readAll(input.status) ? before.days : null,
     centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
     failures: {
@@ -185,7 +186,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     owedJobs: input.owedJobs,
     owed,
     inFlight: input.inFlight ?? null,
-    quarantined,
+    quarantined: input.quarantined,
     released: input.released ?? 0,
     wrongBaseUrl: input.wrongBaseUrl ?? false,
     flagged,

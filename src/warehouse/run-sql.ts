@@ -71,7 +71,7 @@ export const QUOTA_ROWS_NEAR_NEWEST = `(SELECT * FROM api_calls
 export const CYCLE_END = {
   OPEN: `SELECT 'infinity'::TIMESTAMPTZ AS upto`,
   AT_RUN: 'SELECT started_at AS upto FROM sync_runs WHERE run_id = $1',
-  LAST_DONE: `SELECT max(started_at) AS upto FROM full_runs WHERE status = 'completed'`,
+  LAST_DONE: `SELECT max(started_at) AS upto FROM full_runs WHERE done`,
 } as const;
 
 /**

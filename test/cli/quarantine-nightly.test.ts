@@ -73,7 +73,10 @@ describe('the nightly after a sync that quarantined a record', () => {
     const status = await fragsync(['status', '--db', db]);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(status.stdout).toMatch(
-      new RegExp(`^latest run\\s+${latest!.run_id} completed: \\d+ calls, \\d+ cents, quarantined 1$`, 'm'),
+      new RegExp(
+        `^latest run\\s+${latest!.run_id} completed_with_quarantine: \\d+ calls, \\d+ cents, quarantined 1$`,
+        'm',
+      ),
     );
     // --json says the same, with the exit code `fragsync runs` gives the run.
     const json = JSON.parse((await fragsync(['status', '--db', db, '--json'])).stdout);

@@ -74,7 +74,7 @@ describe.each<[InvalidRecordKind, RegExp]>([
     const status = await fragsync(['status', '--db', db], KEY);
     expect(status.code, status.stderr).toBe(EXIT.ok);
     expect(status.stdout).toMatch(
-      /^state\s+no run going on; the last run \S+ ended completed at \S+, 1 record quarantined \(not stored; `fragsync quarantine` lists them\)$/m,
+      /^state\s+no run going on; the last run \S+ ended completed_with_quarantine at \S+, 1 record quarantined \(not stored; `fragsync quarantine` lists them\)$/m,
     );
     expect(r.stdout).toMatch(/^quarantined records: 1 \(not stored; `fragsync quarantine` lists them\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^  /v1/fragrances/\\{id\\}\\s+1  e\\.g\\. .*${why.source}`, 'mi'));
@@ -122,9 +122,17 @@ describe.each<[InvalidRecordKind, RegExp]>([
     expect(table.stdout).toContain(id);
   });
 
-  it('fragsync runs shows the exit code the run gave', async () => {
+  it('fragsync runs shows the exit code the run gave, and its status: not completed', async () => {
     const r = await fragsync(['runs', '--db', db, '--format', 'jsonl']);
-    expect((JSON.parse(r.stdout.trim()) as { exit_code: number }).exit_code).toBe(EXIT.quarantined);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      cause: 'completed_with_quarantine',
+      exit_code: EXIT.quarantined,
+    });
+    // An analyst's "last whole mirror" finds no run: the one run did not store everything.
+    const whole = await withWarehouse(db, (wh) =>
+      wh.query<{ status: string }>("SELECT status FROM sync_runs WHERE status = 'completed'"),
+    );
+    expect(whole).toEqual([]);
   });
 
   it('--revalidate keeps what still fails, and releases a record once it validates', async () => {
@@ -189,7 +197,7 @@ describe('sync --json', () => {
         flagged: unknown;
       };
       expect(summary).toMatchObject({
-        status: 'completed',
+        status: 'completed_with_quarantine',
         exitCode: EXIT.quarantined,
         quarantined: [{ endpoint: '/v1/fragrances/{id}', count: 1, example: expect.stringMatching(/name/) }],
         flagged: [],

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitCodeOfRun } from '../../src/cli/exit-codes.ts';
+import { withQuarantine } from '../../src/domain/run.ts';
 import { jobSettings } from '../../src/sync/job-settings.ts';
 import { revalidate } from '../../src/sync/revalidate.ts';
 import { loadConfig } from '../../src/config/index.ts';
@@ -45,9 +46,18 @@ describe("a run's quarantined and flagged counts", () => {
     expect(quarantined).toEqual([{ endpoint: 'loader', count: 1, example: expect.stringMatching(/year/) }]);
     expect(await quarantinedInRun(wh, 'run-2')).toEqual([]);
     expect(exitCodeOfRun({ status: 'completed', quarantined: [] })).toBe(0);
+    // A run that read everything and quarantined records records its own status, which is 8.
+    const n = quarantined.reduce((s, e) => s + e.count, 0);
+    expect(withQuarantine('completed', n)).toBe('completed_with_quarantine');
+    expect(withQuarantine('completed', 0)).toBe('completed');
+    expect(exitCodeOfRun({ status: withQuarantine('completed', n), quarantined })).toBe(8);
+    // An earlier version's row: 'completed' with records quarantined exited 8, and reads so.
     expect(exitCodeOfRun({ status: 'completed', quarantined })).toBe(8);
+    expect(exitCodeOfRun({ status: 'completed', quarantined: 1 })).toBe(8);
     // Another cause keeps its own code: one code per cause.
     expect(exitCodeOfRun({ status: 'failed', quarantined })).toBe(7);
+    expect(withQuarantine('failed', n)).toBe('failed');
+    expect(withQuarantine('interrupted', n)).toBe('interrupted');
   });
 });
 

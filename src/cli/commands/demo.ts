@@ -10,6 +10,7 @@ import { formatSummary } from '../../sync/summary-text.ts';
 import { createLogger } from '../../util/logger.ts';
 import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
+import { readAll } from '../../domain/run.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
 import { listenForInterrupt } from '../interrupt.ts';
 import { outputWidth } from '../output/cell.ts';
@@ -76,7 +77,8 @@ export async function run(input: CommandInput): Promise<number> {
       await runtime.close();
     }
     console.log(formatSummary(summary));
-    if (summary.status !== 'completed') return exitCodeOfRun(summary);
+    // One that quarantined records still shows its warehouse, and ends with its 8.
+    if (!readAll(summary.status)) return exitCodeOfRun(summary);
     console.log(`\nwarehouse: ${config.dbPath}\nparquet:   ${join(dataDir, 'parquet')}/<table>.parquet`);
     const wh = await Warehouse.open(config.dbPath, { readOnly: true });
     try {

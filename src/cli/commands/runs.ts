@@ -19,11 +19,11 @@ import { PIPE_WIDTH } from './query.ts';
  */
 
 /**
- * The exit code each cause gave, as SQL (exitCodeOfRun): a completed run that quarantined
- * records gave 8. A run still going, or one that died, has none (no process saw its end).
- * What a run quarantined is the count it finished with (sync_run_quarantined): its quarantine
- * rows move to a later run that receives the same invalid record again. Runs of older
- * versions have no count: their rows.
+ * The exit code each cause gave, as SQL (exitCodeOfRun): 'completed_with_quarantine' gave 8,
+ * and so did a run of an earlier version recorded 'completed' with records quarantined. A run
+ * still going, or one that died, has none (no process saw its end). What a run quarantined is
+ * the count it finished with (sync_run_quarantined): its quarantine rows move to a later run
+ * that receives the same invalid record again. Runs of older versions have no count: their rows.
  */
 function exitCase(): string {
   const whens = Object.entries(EXIT_BY_STATUS)

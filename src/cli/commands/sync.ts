@@ -4,6 +4,7 @@ import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
 import { markStoppedAtOnce } from '../../warehouse/writer-lock.ts';
+import { readAll } from '../../domain/run.ts';
 import { listenForInterrupt } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
@@ -111,7 +112,7 @@ async function syncCommand(
     // A completed run exported (sync/finish.ts): say where, and how many files (on stderr
     // beside the other notes, so --json's stdout stays one object).
     const parquet = config.export.parquetDir;
-    if (parquet && summary.status === 'completed')
+    if (parquet && readAll(summary.status))
       console.error(`fragsync sync: exported ${parquetFiles(parquet)} Parquet files to ${parquet}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
     // A failed run's failed jobs are quarantined too: its own line says what matters.
@@ -143,9 +144,12 @@ async function syncCommand(
   }
 }
 
-/** Why a run that did not complete ended, in one line (null: it completed). */
+/**
+ * Why a run that did not read everything ended, in one line (null: it did; what a run
+ * completed_with_quarantine did not store, the line before says).
+ */
 function endLine(s: SyncSummary): string | null {
-  if (s.status === 'completed') return null;
+  if (readAll(s.status)) return null;
   if (s.message) return s.message;
   if (s.status === 'quota_exhausted')
     return `stopped: the daily quota is down to the reserve and --no-wait was given; it resets at ${s.pausedUntil?.toISOString() ?? 'an unknown time'}, run again then to continue`;
