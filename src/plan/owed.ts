@@ -89,9 +89,11 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
     const pages = pagesFor(w.total, w.pageSize ?? undefined);
     return pagesDoneFresh(name, pages, after) >= pages;
   };
-  // A nightly after a list read whole (its last walk): every entry it named is known, so a
-  // total above the items counts entries named twice (a legal listing), not items to find.
-  const namedAll = (name: string): boolean => walkDone(name, rule.mode === 'nightly' ? -Infinity : since);
+  // After a list read whole (its last walk, in any run): every entry it named is known
+  // (sync_items records an item when a walk names it), so a total above the items counts
+  // entries named twice (a legal listing), not items to find; a nightly and a new full cycle
+  // alike. Fragrances released since are unknown to both ways of counting.
+  const namedAll = (name: string): boolean => walkDone(name, -Infinity);
   const live = (entity: ItemState['entity']): ItemState[] =>
     state.items.filter((i) => i.entity === entity && !i.removed);
 

@@ -39,7 +39,11 @@ const pagedWalk = (name: string, total: number, pages: number[], at: string): Wa
 
 const FRAG_SETS: Dataset[] = ['profile', 'similar', 'wearing', 'reviews'];
 
-/** A warehouse after one completed run: 120 fragrances (130 announced), 3 brands, 4 perfumers, 75 notes, 12 accords, 3 charts. */
+/**
+ * A warehouse after one completed run: 120 fragrances, 3 brands, 4 perfumers, 75 notes, 12
+ * accords, 3 charts; the fragrance list's last read (a later run, stopped) ended before its
+ * third page, and its total announces 130: 10 fragrances not seen yet.
+ */
 function afterCompletedRun(): SyncState {
   const s = emptySyncState();
   s.lastCompletedRun = 'run-1';
@@ -58,7 +62,7 @@ function afterCompletedRun(): SyncState {
   for (let i = 0; i < 12; i++) s.items.push(item('accord', `a${i}`, EARLIER, ['profile']));
   for (let i = 0; i < 3; i++) s.items.push(item('chart', `c${i}`, EARLIER, ['profile']));
   s.walks.push(
-    ...pagedWalk('fragrances', 130, [1, 2, 3], EARLIER),
+    ...pagedWalk('fragrances', 130, [1, 2], EARLIER),
     ...pagedWalk('notes', 75, [1, 2], EARLIER),
     walk('accords', 12, 1, true, EARLIER),
     walk('charts', 3, 1, true, EARLIER),
@@ -118,6 +122,19 @@ describe('buildPlan', () => {
     });
     // The spec's prices: every call above 1 cent, but similar and wearing stats 2 each.
     expect(plan.cost.cents).toBe(3 + n * (1 + 2 + 2) + reviewPages + 3 + 4 + 4 + 2 + 75 + 1 + 1 + 3);
+  });
+
+  // A listing may name an entry twice (the edge reading's list: 151 entries for 132). Once a
+  // read went through every page, each entry it named is a known item, so a total above the
+  // items is repeats: a new full cycle owes nothing for them (it counted 10 fragrances more).
+  it('counts no fragrance to find from a list read whole whose total is above its items', () => {
+    const s = afterCompletedRun();
+    s.walks = s.walks.filter((w) => !w.walk.startsWith('fragrances@'));
+    s.walks.push(...pagedWalk('fragrances', 130, [1, 2, 3], EARLIER));
+    const plan = buildPlan(s, config({ full: true }), null, { now: NOW });
+    expect(plan.kind).toBe('fullCycle');
+    expect(plan.undiscoveredFragrances).toBe(0);
+    expect(callsOf(plan)).toMatchObject({ listFragrances: 3, getFragrance: 120, getSimilar: 120 });
   });
 
   it('counts only the work still owed in an open cycle', () => {
