@@ -1,3 +1,4 @@
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
@@ -133,6 +134,21 @@ describe.each<[InvalidRecordKind, RegExp]>([
       wh.query<{ status: string }>("SELECT status FROM sync_runs WHERE status = 'completed'"),
     );
     expect(whole).toEqual([]);
+  });
+
+  it("an earlier version's row, 'completed' with a record quarantined, still reads exit 8 in runs and status", async () => {
+    const old = join(dir.path, `${kind}-old.duckdb`);
+    await copyFile(db, old);
+    const wh = await Warehouse.open(old);
+    try {
+      await wh.query("UPDATE sync_runs SET status = 'completed'");
+    } finally {
+      await wh.close();
+    }
+    const runs = await fragsync(['runs', '--db', old, '--format', 'jsonl']);
+    expect(JSON.parse(runs.stdout.trim())).toMatchObject({ cause: 'completed', exit_code: EXIT.quarantined });
+    const status = JSON.parse((await fragsync(['status', '--db', old, '--json'])).stdout);
+    expect(status.latestRun).toMatchObject({ status: 'completed', exitCode: EXIT.quarantined });
   });
 
   it('--revalidate keeps what still fails, and releases a record once it validates', async () => {
