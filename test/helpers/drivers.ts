@@ -3,7 +3,7 @@ import type { Simulator } from '../../src/simulator/types.ts';
 import type { SyncSummary } from '../../src/sync/summary.ts';
 import { runTestSync } from './sync.ts';
 import { uniquePrefix } from './tmp.ts';
-import { cleanPrefix, startWorker } from './worker-process.ts';
+import { cleanPrefix, startWorkers } from './worker-process.ts';
 
 /**
  * The two queue drivers an end-to-end test runs on: the in-process one, and BullMQ on the
@@ -30,7 +30,8 @@ export const bullmq: Driver = {
   async sync(sim, dbPath, flags = {}) {
     const redisUrl = inject('redisUrl');
     const prefix = uniquePrefix('sync');
-    const workers = [await startWorker(redisUrl, prefix), await startWorker(redisUrl, prefix)];
+    // Both started at once: each is ready (waiting for jobs) before the sync begins.
+    const workers = await startWorkers(2, redisUrl, prefix, []);
     try {
       const summary = await runTestSync({
         baseUrl: sim.url,
