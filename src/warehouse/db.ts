@@ -12,6 +12,9 @@ import {
 
 import { toWarehouseError } from './warehouse-error.ts';
 
+const NOT_A_DATABASE =
+  'not a DuckDB database file (DuckDB reads it as data and would keep the warehouse in memory)';
+
 export type ColumnType = 'VARCHAR' | 'INTEGER' | 'DOUBLE' | 'BOOLEAN';
 export type Cell = string | number | boolean | null;
 
@@ -40,12 +43,31 @@ export class Db {
       const instance = await DuckDBInstance.create(path, options);
       const conn = await instance.connect();
       const db = new Db(instance, conn, path);
+      if (path !== ':memory:') await db.refuseDataFile();
       // Day boundaries (spendOnDay, snapshot dates) are UTC whatever the host's zone.
       await db.run("SET TimeZone = 'UTC'");
       return db;
     } catch (err) {
+      // Read-only, DuckDB itself refuses the in-memory database a data file opens as.
+      if (err instanceof Error && /Cannot launch in-memory database in read-only mode/i.test(err.message))
+        throw toWarehouseError(new Error(NOT_A_DATABASE), 'cannot open warehouse', path);
       throw toWarehouseError(err, 'cannot open warehouse', path);
     }
+  }
+
+  /**
+   * DuckDB opens an existing .json, .csv or .parquet file as data: an in-memory database with
+   * the file as a view. A warehouse there would be written to memory and lost at the end of a
+   * paid sync, so a database without a file is refused before anything is fetched.
+   */
+  private async refuseDataFile(): Promise<void> {
+    const [db] = await this.all<{ path: string | null }>(
+      'SELECT path FROM duckdb_databases() WHERE database_name = current_database()',
+    );
+    if (db?.path) return;
+    this.conn.closeSync();
+    this.instance.closeSync();
+    throw new Error(NOT_A_DATABASE);
   }
 
   /** Runs `fn` alone on the connection: nothing else interleaves until it settles. */

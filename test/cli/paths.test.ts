@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
@@ -52,6 +52,24 @@ describe('paths that cannot be used fail fast', () => {
     await writeFile(garbage, 'this is not a database, just some text that is long enough'.repeat(100));
     expectRefused(await fragsync(['sync', ...noService, '--db', garbage]), 'sync', garbage);
   });
+
+  // DuckDB opens an existing data file as an in-memory database: a sync there paid for a
+  // whole catalogue, said "completed" and kept nothing (the file unchanged).
+  it.each(['json', 'csv', 'parquet'])(
+    'a --db that is a .%s data file exits 2 and leaves it as it was',
+    async (ext) => {
+      const data = join(where.dir, `data.${ext}`);
+      const text = ext === 'json' ? '{"a": 1}\n' : ext === 'csv' ? 'a,b\n1,2\n' : 'PAR1 not really parquet';
+      await writeFile(data, text);
+      const sync = await fragsync(['sync', ...noService, '--db', data]);
+      expectRefused(sync, 'sync', data);
+      expect(sync.stderr).toContain('not a DuckDB database file');
+      expect(await readFile(data, 'utf8')).toBe(text);
+      const runs = await fragsync(['runs', '--db', data]);
+      expectRefused(runs, 'runs', data);
+      expect(runs.stderr).toContain('not a DuckDB database file');
+    },
+  );
 
   it('the export folder is tried before the run starts', async () => {
     const r = await fragsync(['sync', ...noService, '--db', where.db], {
