@@ -31,11 +31,13 @@ export function offsetFrom(
   resetAtMs: number | null,
   nowMs: number,
 ): number | null {
-  if (serverDateMs === null) return null;
-  if (resetAtMs !== null) {
-    const ahead = resetAtMs - serverDateMs;
-    if (ahead <= -DATE_RESET_SLACK_MS || ahead > DAY_MS + DATE_RESET_SLACK_MS) return null;
-  }
+  // No reset header: not the service's answer (it sends one on every response, 429 included)
+  // but another server's at a wrong base URL, or a proxy's error page: its Date is another
+  // clock, and recorded it would move the service's day (status, plan, the day cap) until the
+  // next good run.
+  if (serverDateMs === null || resetAtMs === null) return null;
+  const ahead = resetAtMs - serverDateMs;
+  if (ahead <= -DATE_RESET_SLACK_MS || ahead > DAY_MS + DATE_RESET_SLACK_MS) return null;
   return serverDateMs - nowMs;
 }
 

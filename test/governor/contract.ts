@@ -177,7 +177,7 @@ export function governorContract(name: string, make: GovernorFactory): void {
       clock.set(Date.UTC(2030, 0, 15, 23, 55));
       // The service is 10 min ahead: for it, it is already 2030-01-16.
       const serverDateMs = Date.UTC(2030, 0, 16, 0, 5);
-      await gov.settle(await admitOk(gov), outcome(200, { serverDateMs }));
+      await gov.settle(await admitOk(gov), outcome(200, { serverDateMs, resetAtMs: Date.UTC(2030, 0, 17) }));
       await gov.seedSpend(40, '2030-01-16');
       await gov.seedSpend(70, '2030-01-15');
       expect((await gov.status()).centsToday).toBe(40);
@@ -190,11 +190,22 @@ export function governorContract(name: string, make: GovernorFactory): void {
       expect(await gov.status()).toMatchObject({ clockOffsetMs: 86_400_000, centsToday: 99 });
       expect(await gov.admit('getSimilar')).toMatchObject({ ok: false, reason: 'day_budget' });
       // A response shows the service at this machine's time after all: its day is the 15th.
-      await gov.settle(await admitOk(gov), outcome(200, { serverDateMs: clock.now() }));
+      const resetAtMs = Date.UTC(2030, 0, 16);
+      await gov.settle(await admitOk(gov), outcome(200, { serverDateMs: clock.now(), resetAtMs }));
       expect(await gov.status()).toMatchObject({ clockOffsetMs: 0, centsToday: 1 });
       // A seed never overrides an offset a response told.
       await gov.seedSpend(0, '2030-01-15', 86_400_000);
       expect((await gov.status()).clockOffsetMs).toBe(0);
+    });
+
+    // A wrong base URL's server (or a proxy's error page) sends a Date but none of the
+    // X-RateLimit headers the service sends on every response: its clock is not the
+    // service's, and taken as such it moved the service's day until the next good run.
+    it("takes no clock offset from an answer without the service's reset header", async () => {
+      const { gov, clock } = await setup();
+      await gov.seedSpend(0, '2030-01-16', 86_400_000);
+      await gov.settle(await admitOk(gov), outcome(404, { serverDateMs: clock.now() }));
+      expect((await gov.status()).clockOffsetMs).toBe(86_400_000);
     });
 
     it('names the UTC day correctly across month, leap-day and year boundaries', async () => {
