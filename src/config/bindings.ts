@@ -174,6 +174,7 @@ export const CONFIG_FILE_FLAG = {
 /** Never a flag, never in a file (see config/README.md). */
 export const SECRET_ENV = ['FRAGSYNC_API_KEY'] as const;
 
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 
@@ -188,8 +189,10 @@ export function convert(binding: Binding, raw: string | boolean, where: string):
       return raw;
     case 'number': {
       if (typeof raw === 'boolean') throw new ConfigError(`config: ${where} needs a value`);
-      const n = raw.trim() === '' ? NaN : Number(raw);
-      return Number.isFinite(n) ? n : raw;
+      // Plain decimals only: Number() also reads '0x10' as 16 and '1e3' as 1000, which a
+      // cent cap written by mistake should not silently become.
+      const text = raw.trim();
+      return DECIMAL.test(text) ? Number(text) : raw;
     }
     case 'bool':
     case 'negatedBool': {

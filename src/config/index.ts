@@ -44,7 +44,12 @@ export function loadConfig(input: LoadConfigInput): Config {
   for (const binding of BINDINGS) {
     for (const name of binding.env ?? []) {
       const raw = input.env[name];
-      if (raw === undefined || raw === '') continue;
+      if (raw === undefined) continue;
+      // Empty is unset for a text value (compose's `${VAR:-}`), but a number left empty is
+      // a mistake: FRAGSYNC_MAX_CENTS= taken as unset would run without the cap it meant.
+      if (raw === '' && binding.kind === 'number')
+        throw new ConfigError(`config: env ${name} is set but empty: give a number, or unset it`);
+      if (raw === '') continue;
       const where = `env ${name}`;
       for (const path of binding.paths) setPath(tree, path, convert(binding, raw, where), where, sources);
     }

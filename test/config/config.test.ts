@@ -112,6 +112,16 @@ describe('loadConfig', () => {
         () => loadConfig({ flags: {}, env: { FRAGSYNC_MAX_CENTS_PER_DAY: '2.5' } }),
         'config: budget.maxCentsPerDay must be a non-negative integer (from env FRAGSYNC_MAX_CENTS_PER_DAY)',
       ],
+      // Number() reads these as 16, 1000 and 2: a cap written by mistake must not pass.
+      ...['0x10', '1e3', '0b10'].map((v): [() => unknown, string] => [
+        () => loadConfig({ flags: flags(['--max-cents', v]), env: {} }),
+        `config: budget.maxCentsPerRun must be a non-negative integer (from flag --max-cents)`,
+      ]),
+      // An empty number is a mistake, not "unset": FRAGSYNC_MAX_CENTS= ran without a cap.
+      [
+        () => loadConfig({ flags: {}, env: { FRAGSYNC_MAX_CENTS: '' } }),
+        'config: env FRAGSYNC_MAX_CENTS is set but empty: give a number, or unset it',
+      ],
       [
         () => loadConfig({ flags: {}, env: { FRAGSYNC_OBJECTIVE: 'speed' } }),
         'config: objective must be cents or calls (from env FRAGSYNC_OBJECTIVE)',
