@@ -11,6 +11,9 @@
  * journal holds is lost (it is written as results arrive).
  */
 
+import type { SyncTick } from '../sync/types.ts';
+import { markStoppedAtOnce } from '../warehouse/writer-lock.ts';
+
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export interface Interrupt {
@@ -51,4 +54,21 @@ export function listenForInterrupt(
   };
   for (const s of SIGNALS) process.on(s, handler);
   return { signal: controller.signal, dispose };
+}
+
+/**
+ * A second signal during a run (`fragsync sync`, `demo`): no DuckDB write is safe (above), so
+ * the run's row cannot be closed. What it spent, as its progress last counted (`tick`, at most
+ * a second ago), goes to stderr, and the writer lock, left behind, says the run was stopped at
+ * once: the next sync records it 'interrupted' (exit 130), not 'died' (sync/dead-runs.ts).
+ */
+export function reportStoppedAtOnce(command: string, sig: NodeJS.Signals, tick: SyncTick | null): void {
+  const calls = tick?.calls ?? 0;
+  const cents = tick?.cents ?? 0;
+  console.error(
+    tick
+      ? `fragsync ${command}: run ${tick.runId} spent ${calls} calls, ${cents} cents ($${(cents / 100).toFixed(2)}) as last counted; the requests in flight are paid too (the next sync records the run)`
+      : `fragsync ${command}: no call was answered yet`,
+  );
+  markStoppedAtOnce({ signal: sig, at: new Date().toISOString(), calls, cents });
 }

@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
+import { startSimulator } from '../../src/simulator/index.ts';
+import { fragsync } from '../helpers/cli.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
+import { expectStoppedAtOnce } from '../helpers/interrupt.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { BIN } from '../helpers/worker-process.ts';
 
@@ -20,32 +23,39 @@ afterAll(() => dir.cleanup());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * `fragsync demo` on a catalogue large enough that the run is still going when a signal
+ * comes, into `data`; resolved once it is sending (its progress line, every 2 s, has come).
+ */
+async function startDemo(data: string) {
+  const child = spawn(process.execPath, [BIN, 'demo', '--fragrances', '5000', '--data', data], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const state: { end?: { code: number | null; signal: NodeJS.Signals | null } } = {};
+  const exited = new Promise<void>((r) =>
+    child.once('exit', (code, signal) => {
+      state.end = { code, signal };
+      r();
+    }),
+  );
+  while (!/\| calls \d+/.test(out.stderr) && state.end === undefined) await sleep(50);
+  expect(state.end, `${out.stdout}\n${out.stderr}`).toBeUndefined();
+  const url = /^local Fragrance Data Service: (http:\/\/\S+)/m.exec(out.stdout)![1]!;
+  return { child, out, state, exited, url };
+}
+
 describe('fragsync demo', () => {
   it('SIGINT drains like sync: partial summary, exit 130, and its local service stopped', async () => {
-    // A catalogue large enough that the run is still going when the signal comes.
-    const child = spawn(process.execPath, [BIN, 'demo', '--fragrances', '5000', '--data', dir.path], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    let code: number | null | undefined;
-    const exited = new Promise<void>((r) =>
-      child.once('exit', (c) => {
-        code = c;
-        r();
-      }),
-    );
-    // Sending: its progress line (every 2 s) has come.
-    while (!/\| calls \d+/.test(stderr) && code === undefined) await sleep(50);
-    expect(code, `${stdout}\n${stderr}`).toBeUndefined();
-    const url = /^local Fragrance Data Service: (http:\/\/\S+)/m.exec(stdout)![1]!;
+    const { child, out, state, exited, url } = await startDemo(dir.path);
     child.kill('SIGINT');
     await exited;
+    const { stdout, stderr } = out;
 
-    expect(code, `${stdout}\n${stderr}`).toBe(EXIT.interrupted);
+    expect(state.end?.code, `${stdout}\n${stderr}`).toBe(EXIT.interrupted);
     expect(stderr).toContain('fragsync demo: stopping');
     const run = /^run (\S+): interrupted in /m.exec(stdout);
     expect(run, stdout).not.toBeNull();
@@ -59,5 +69,44 @@ describe('fragsync demo', () => {
     expect(await queryWarehouse(db, 'SELECT count(*)::INTEGER AS n FROM api_calls')).toEqual([{ n: calls }]);
     // Its service went with it: nothing answers at its address any more.
     await expect(fetch(`${url}/v1/charts`)).rejects.toThrow();
+  }, 240_000);
+
+  it('a second SIGINT stops at once as sync does: what the run spent; the next sync records it interrupted', async () => {
+    const data = join(dir.path, 'twice');
+    const { child, out, state, exited, url } = await startDemo(data);
+    child.kill('SIGINT');
+    // The second as soon as the first is taken: the drain (the last batch, the summary) is going on.
+    while (!out.stderr.includes('fragsync demo: stopping') && state.end === undefined) await sleep(5);
+    child.kill('SIGINT');
+    await exited;
+    const { stdout, stderr } = out;
+
+    // Ended by the signal itself, having said what the run spent.
+    expect(state.end, `${stdout}\n${stderr}`).toEqual({ code: null, signal: 'SIGINT' });
+    const spent = /^fragsync demo: run (\S+) spent (\d+) calls, (\d+) cents /m.exec(stderr);
+    expect(spent, stderr).not.toBeNull();
+    expect(stderr).toContain('fragsync demo: stopped at once');
+    // Its service was told to stop: nothing answers at its address once it has.
+    const deadline = Date.now() + 10_000;
+    while (
+      Date.now() < deadline &&
+      (await fetch(`${url}/v1/charts`).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await sleep(100);
+    await expect(fetch(`${url}/v1/charts`)).rejects.toThrow();
+
+    // The next sync (against another service; what matters is how it finds the run) takes
+    // the writer lock over and records the run interrupted, with exit 130, not died.
+    const db = join(data, 'fragsync.duckdb');
+    const sim = await startSimulator({ fragrances: 12 });
+    try {
+      await fragsync(['sync', '--base-url', sim.url, '--db', db], { FRAGSYNC_API_KEY: 'sim-key' });
+    } finally {
+      await sim.close();
+    }
+    await expectStoppedAtOnce(db, spent![1]!);
   }, 240_000);
 });

@@ -15,12 +15,12 @@ import {
 import {
   expectDrained,
   expectNoNativeAbort,
+  expectStoppedAtOnce,
   interruptOnce,
   interruptTwice,
   serviceQuiet,
   sleep,
 } from '../helpers/interrupt.ts';
-import { fragsync } from '../helpers/cli.ts';
 import { expectRepeatsWithin, jobsPerProcess } from '../helpers/repeats.ts';
 import { spawnSync, type SyncProcOptions } from '../helpers/sync-process.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
@@ -173,16 +173,7 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         const next = await spawnSync(sim, dbPath, opts).exited;
         expect(next.code, next.output).toBe(EXIT.ok);
         // The next sync recorded the run stopped at once as interrupted (exit 130), not died.
-        const runs = JSON.parse((await fragsync(['runs', '--db', dbPath, '--format', 'json'])).stdout);
-        expect(runs.find((r: { run_id: string }) => r.run_id === spent![1])).toMatchObject({
-          cause: 'interrupted',
-          exit_code: EXIT.interrupted,
-        });
-        const why = await queryWarehouse<{ reason: string }>(
-          dbPath,
-          `SELECT reason FROM sync_run_deaths WHERE run_id = '${spent![1]}'`,
-        );
-        expect(why[0]?.reason).toMatch(/^stopped at once by a second SIGINT at /);
+        await expectStoppedAtOnce(dbPath, spent![1]!);
         // The requests the killed process had on the wire are answered (and billed) by now.
         await serviceQuiet(sim);
         await expectMirror(sim, dbPath);

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
+import { fragsync } from './cli.ts';
+import { queryWarehouse } from './governed.ts';
 import { spawnSync, type SyncProc, type SyncProcOptions } from './sync-process.ts';
 
 /**
@@ -87,4 +89,21 @@ export function expectDrained(end: SyncEnd): void {
 /** Waits until the service has answered every request it received (aborted ones included). */
 export async function serviceQuiet(sim: Simulator): Promise<void> {
   while (sim.inFlight().now > 0) await sleep(10);
+}
+
+/**
+ * A run a second SIGINT stopped at once, as the next sync recorded it: interrupted (exit 130
+ * in `fragsync runs`), not died, and its sync_run_deaths row says so.
+ */
+export async function expectStoppedAtOnce(dbPath: string, runId: string): Promise<void> {
+  const runs = JSON.parse((await fragsync(['runs', '--db', dbPath, '--format', 'json'])).stdout);
+  expect(runs.find((r: { run_id: string }) => r.run_id === runId)).toMatchObject({
+    cause: 'interrupted',
+    exit_code: EXIT.interrupted,
+  });
+  const why = await queryWarehouse<{ reason: string }>(
+    dbPath,
+    `SELECT reason FROM sync_run_deaths WHERE run_id = '${runId}'`,
+  );
+  expect(why[0]?.reason).toMatch(/^stopped at once by a second SIGINT at /);
 }

@@ -12,7 +12,8 @@ import { ensureWritableDir } from '../../util/writable-dir.ts';
 import { Warehouse } from '../../warehouse/warehouse.ts';
 import { readAll } from '../../domain/run.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
-import { listenForInterrupt } from '../interrupt.ts';
+import { listenForInterrupt, reportStoppedAtOnce } from '../interrupt.ts';
+import type { SyncTick } from '../../sync/types.ts';
 import { outputWidth } from '../output/cell.ts';
 import { printer } from '../output/formats.ts';
 import { write } from '../output/write.ts';
@@ -45,13 +46,23 @@ export async function run(input: CommandInput): Promise<number> {
   }
 
   // As in sync: a Ctrl-C or SIGTERM drains and prints what was done, and the local service
-  // is stopped too (killed by the signal, the demo left it running).
-  const interrupt = listenForInterrupt({
-    first:
-      'fragsync demo: stopping: the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
-    second: 'fragsync demo: stopped at once',
-  });
+  // is stopped too (killed by the signal, the demo left it running). A second one says what
+  // the run spent and marks the writer lock, so the next sync records the run interrupted;
+  // the local service is told to stop (the demo ends before it could wait for it).
+  const seen: { tick: SyncTick | null; sim: SimChild | null } = { tick: null, sim: null };
+  const interrupt = listenForInterrupt(
+    {
+      first:
+        'fragsync demo: stopping: the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
+      second: 'fragsync demo: stopped at once; everything fetched so far is kept and the next sync continues',
+    },
+    (sig) => {
+      seen.sim?.kill();
+      reportStoppedAtOnce('demo', sig, seen.tick);
+    },
+  );
   const sim = await startSimChild(fragrances);
+  seen.sim = sim;
   try {
     if (interrupt.signal.aborted) return EXIT.interrupted;
     console.log(`local Fragrance Data Service: ${sim.url} (${fragrances} fragrances)`);
@@ -69,7 +80,10 @@ export async function run(input: CommandInput): Promise<number> {
         log,
         governor: runtime.governor,
         makeDriver: runtime.makeDriver,
-        onTick: progress.tick,
+        onTick: (t) => {
+          seen.tick = t;
+          progress.tick(t);
+        },
         interrupt: interrupt.signal,
       });
     } finally {
@@ -105,7 +119,14 @@ export async function run(input: CommandInput): Promise<number> {
   }
 }
 
-async function startSimChild(fragrances: number): Promise<{ url: string; stop(): Promise<void> }> {
+/** The local service in its child process: `stop` waits for it to end, `kill` only asks. */
+interface SimChild {
+  url: string;
+  stop(): Promise<void>;
+  kill(): void;
+}
+
+async function startSimChild(fragrances: number): Promise<SimChild> {
   const child: ChildProcess = spawn(
     process.execPath,
     [BIN, 'sim', '--port', '0', '--fragrances', String(fragrances), '--keys', SIM_KEY],
@@ -129,6 +150,9 @@ async function startSimChild(fragrances: number): Promise<{ url: string; stop():
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
+    },
+    kill: () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
     },
   };
 }

@@ -3,9 +3,8 @@ import { ConfigError, isFragsyncError, oneLine } from '../../errors.ts';
 import { checkPaths } from '../../sync/paths.ts';
 import { createLogger } from '../../util/logger.ts';
 import { EXIT, exitCodeOfRun } from '../exit-codes.ts';
-import { markStoppedAtOnce } from '../../warehouse/writer-lock.ts';
 import { readAll } from '../../domain/run.ts';
-import { listenForInterrupt } from '../interrupt.ts';
+import { listenForInterrupt, reportStoppedAtOnce } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
 import type { SyncSummary } from '../../sync/summary.ts';
@@ -32,30 +31,13 @@ export async function run(input: CommandInput): Promise<number> {
         'fragsync sync: stopping: no new calls; the requests in flight finish and are loaded (a second Ctrl-C or SIGTERM stops at once)',
       second: 'fragsync sync: stopped at once; everything fetched so far is kept and the next sync continues',
     },
-    (sig) => stoppedAtOnce(sig, seen.tick),
+    (sig) => reportStoppedAtOnce('sync', sig, seen.tick),
   );
   try {
     return await syncCommand(input, config, interrupt.signal, seen);
   } finally {
     interrupt.dispose();
   }
-}
-
-/**
- * A second signal: no DuckDB write is safe (interrupt.ts), so the run's row cannot be closed.
- * What it spent, as its progress last counted (at most a second ago), goes to stderr, and the
- * writer lock, left behind, says the run was stopped at once: the next sync records it
- * 'interrupted' (exit 130), not 'died' (sync/dead-runs.ts).
- */
-function stoppedAtOnce(sig: NodeJS.Signals, tick: SyncTick | null): void {
-  const calls = tick?.calls ?? 0;
-  const cents = tick?.cents ?? 0;
-  console.error(
-    tick
-      ? `fragsync sync: run ${tick.runId} spent ${calls} calls, ${cents} cents ($${(cents / 100).toFixed(2)}) as last counted; the requests in flight are paid too (the next sync records the run)`
-      : 'fragsync sync: no call was answered yet',
-  );
-  markStoppedAtOnce({ signal: sig, at: new Date().toISOString(), calls, cents });
 }
 
 async function syncCommand(
