@@ -14,10 +14,11 @@ import type { LockHolder, StoppedAtOnce } from '../warehouse/writer-lock.ts';
 export async function closeDeadRuns(
   warehouse: Pick<WarehouseHandle, 'query' | 'finishRun'>,
   by: { runId: string; started: Date; tookOver: LockHolder | null },
-): Promise<string[]> {
+): Promise<{ runId: string; status: 'died' | 'interrupted' }[]> {
   const dead = await warehouse.query<{ run_id: string }>(
     "SELECT run_id FROM sync_runs WHERE status = 'running' ORDER BY started_at",
   );
+  const closed: { runId: string; status: 'died' | 'interrupted' }[] = [];
   for (const { run_id: runId } of dead) {
     const stopped = by.tookOver?.runId === runId ? (by.tookOver.stoppedAtOnce ?? null) : null;
     await warehouse.query(sqlFile('runs/died.sql'), [
@@ -31,8 +32,9 @@ export async function closeDeadRuns(
     // `fragsync runs` shows its end as unknown.
     if (stopped) await warehouse.finishRun(runId, 'interrupted', new Date(stopped.at));
     else await warehouse.finishRun(runId, 'died', by.started);
+    closed.push({ runId, status: stopped ? 'interrupted' : 'died' });
   }
-  return dead.map((d) => d.run_id);
+  return closed;
 }
 
 function stoppedReason(h: LockHolder, s: StoppedAtOnce): string {

@@ -37,7 +37,9 @@ export async function openRun(
     await replayJournal(warehouse, config.dbPath, log);
     stageMark('open: run rows and baseline');
     const dead = await closeDeadRuns(warehouse, { runId, started, tookOver: writer.tookOver });
-    if (dead.length > 0) log.warn({ runs: dead }, 'runs whose process died recorded as died');
+    // Each with the status it was closed with: a second signal's run is 'interrupted'.
+    if (dead.length > 0)
+      log.warn({ runs: dead }, 'runs an ended process left open, closed (sync_run_deaths)');
     // Before this run writes anything (a killed run's journal was replayed above: its rows
     // are that run's), so the summary can say what this run added, changed and removed.
     await warehouse.takeBaseline();

@@ -174,6 +174,8 @@ describe.each(['memory', 'bullmq'] as const)('SIGINT during a sync (%s driver)',
         expect(next.code, next.output).toBe(EXIT.ok);
         // The next sync recorded the run stopped at once as interrupted (exit 130), not died.
         await expectStoppedAtOnce(dbPath, spent![1]!);
+        // Its log says so too (it said "recorded as died" of a run it recorded interrupted).
+        expect(next.output).toContain(`"runs":[{"runId":"${spent![1]}","status":"interrupted"}]`);
         // The requests the killed process had on the wire are answered (and billed) by now.
         await serviceQuiet(sim);
         await expectMirror(sim, dbPath);
