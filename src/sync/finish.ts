@@ -8,7 +8,7 @@ import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 import type { OpenRun } from './types.ts';
 import { stageMark } from './stage-marks.ts';
-import { quarantinedInRun, releaseFetchedSince } from '../warehouse/quarantine.ts';
+import { quarantinedInRun, releaseFetchedJobs, releaseFetchedSince } from '../warehouse/quarantine.ts';
 
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
@@ -80,6 +80,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   const { warehouse } = run;
   // What earlier runs quarantined and this one stored after all (the nightly asks again).
   const released = await releaseFetchedSince(warehouse, new Date());
+  // Jobs of earlier runs that failed (the service unreachable), whose work this one did.
+  const refetched = await releaseFetchedJobs(warehouse, new Date());
   // What is still quarantined of this run, as its summary lists it and its exit code counts it.
   const quarantined = await quarantinedInRun(warehouse, run.runId);
   const status = withQuarantine(
@@ -110,6 +112,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
     released,
+    refetched,
     quarantined,
     removalsConfirmed: fetched.removalsConfirmed,
     wrongBaseUrl: status === 'failed' && fetched.firstFailureCode === 'NOT_FOUND',

@@ -77,6 +77,8 @@ export interface SyncSummary {
   quarantined: EndpointCount[];
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
   released: number;
+  /** Failed jobs of earlier runs (quarantine rows of scope 'job') whose work this run did. */
+  refetched: number;
   /** The run failed because its lists answered 404 (a wrong base URL): its 404s are no items gone upstream. */
   wrongBaseUrl: boolean;
   /** Values this run stored as sent though they break a range the spec states (value_flags), per table. */
@@ -118,6 +120,7 @@ export interface SummaryInput {
   inFlight?: OccupancyFigures | null;
   /** Default 0. removalsConfirmed: the items this run's 404s confirmed gone upstream (FetchResult). */
   released?: number;
+  refetched?: number;
   removalsConfirmed?: number;
   /** What is still quarantined of the run at its end (quarantinedInRun): its status says it. */
   quarantined: EndpointCount[];
@@ -188,6 +191,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     inFlight: input.inFlight ?? null,
     quarantined: input.quarantined,
     released: input.released ?? 0,
+    refetched: input.refetched ?? 0,
     wrongBaseUrl: input.wrongBaseUrl ?? false,
     flagged,
     overflow,

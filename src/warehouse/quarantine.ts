@@ -1,5 +1,6 @@
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { WarehouseHandle } from './handle.ts';
+import { sqlFile } from './sql-files.ts';
 import { FETCHED_COLUMN } from './state-types.ts';
 
 /**
@@ -133,6 +134,16 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
     [at.toISOString()],
   );
   return released.length;
+}
+
+/**
+ * Releases the open rows of jobs that failed (scope 'job': nothing was received, the row names
+ * what a run did not get) once a later sync fetched what the job was to fetch, as the
+ * warehouse's state records it (sql/runs/release-jobs.sql): a job that failed on the network
+ * is no longer missing once the next sync read its item or its page. Returns how many.
+ */
+export async function releaseFetchedJobs(wh: Queryable, at: Date): Promise<number> {
+  return (await wh.query(sqlFile('runs/release-jobs.sql'), [at.toISOString()])).length;
 }
 
 /** Marks rows loaded after all: they stay, for the record, but are no longer pending. */
