@@ -66,7 +66,10 @@ export function formatSummary(s: SyncSummary): string {
       `released from quarantine: ${s.released} (quarantined by an earlier run, stored by this one)`,
     );
   if (s.refetched > 0)
-    lines.push('', `failed jobs of earlier runs fetched by this one: ${s.refetched} (released from quarantine)`);
+    lines.push(
+      '',
+      `failed jobs of earlier runs fetched by this one: ${s.refetched} (released from quarantine)`,
+    );
   lines.push(
     ...countLines(
       s.flagged,

@@ -70,7 +70,7 @@ describe.each([inProcess, bullmq])('failed jobs released by a later sync, $name'
     }
     expect(await pending(db)).toEqual([]);
     expect(
-      await queryWarehouse(db, "SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NOT NULL"),
+      await queryWarehouse(db, 'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NOT NULL'),
     ).toEqual([{ n: 4 }]);
     expect(await dashboardTotal(db)).toBe(0);
     const list = await fragsync(['quarantine', '--db', db, '--format', 'csv']);
