@@ -12,7 +12,7 @@ import { BIN, cleanPrefix, startWorker } from '../helpers/worker-process.ts';
 
 /**
  * Analysts read while a sync waits for the quota reset (issue 18 item 4). A real `fragsync
- * sync` process against the simulator with a small daily quota and a 60-second service day:
+ * sync` process against the simulator with a small daily quota and a 24-second service day:
  * it pauses at the quota until the reset. During the pause the real `fragsync query` reads the
  * warehouse and sees every call made so far, and a second sync is refused with the clear
  * message; then the pause ends by itself, and the first sync completes with the warehouse
@@ -29,7 +29,9 @@ describe('the warehouse during a quota pause', () => {
     { timeout: 180_000 },
     async (driver, { expect }) => {
       // 20 fragrances (seed 21) take about 150 calls: a quota of 100 pauses the run once, early in day one.
-      const sim = await startSimulator({ fragrances: 20, seed: 21, dailyQuota: 100, daySeconds: 60 });
+      // A service day of 24 s: at a load average of 10 the pause began 2-5 s into it and what is
+      // checked during it took 1-2 s more (54-56 s of a 60 s day were left), so it fits with room.
+      const sim = await startSimulator({ fragrances: 20, seed: 21, dailyQuota: 100, daySeconds: 24 });
       const dbPath = files.path(`paused-${driver}.duckdb`);
       const env = { FRAGSYNC_API_KEY: 'sim-key' };
       const redisUrl = inject('redisUrl');
