@@ -44,8 +44,9 @@ describe('a worker that loses Redis', () => {
       const before = lines().length;
       await server.stop();
       await until(() => /lost Redis/.test(text()), 'the loss line');
-      // Ten seconds of retries without Redis: nothing more is said.
-      await sleep(10_000);
+      // Four seconds of retries without Redis (ioredis retries after 50 ms, 100 ms, ... : a
+      // dozen of them): nothing more is said.
+      await sleep(4_000);
       const during = lines().slice(before);
       expect(
         during.filter((l) => /lost Redis/.test(l)),
