@@ -54,7 +54,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     driver = await deps.makeDriver(fetch.driverContext(client, deps.governor));
     stageMark('fetch');
     const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt);
-    return await finishRun(run, { config, fetched, frontier, load, driver });
+    return await finishRun(run, { config, fetched, frontier, load, driver, governor: deps.governor });
   } catch (err) {
     failed = true;
     throw err;

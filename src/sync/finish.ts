@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { QueueDriver } from '../queue/types.ts';
+import type { Governor } from '../governor/types.ts';
 import type { LoadItem } from '../domain/items.ts';
 import { readAll, withQuarantine, type RunStatus } from '../domain/run.ts';
 import type { FetchResult } from './fetch-result.ts';
@@ -51,6 +52,8 @@ export interface FinishInput {
   frontier: Frontier;
   load: LoadStage;
   driver: QueueDriver;
+  /** Asked, when the run ends paused for quota, for the reset the service named. */
+  governor: Pick<Governor, 'status'>;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     await warehouse.exportParquet(config.export.parquetDir);
   }
   stageMark('finish: summary');
+  const pausedUntil = driver.pausedUntil();
 
   return await summarize(warehouse, {
     runId: run.runId,
@@ -104,7 +108,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     started: run.started,
     config,
     stopMessage: fetched.stop?.message ?? statusMessage(status, fetched, config.baseUrl),
-    pausedUntil: driver.pausedUntil(),
+    pausedUntil,
+    quotaResetsAt: pausedUntil ? ((await input.governor.status()).resetAt ?? null) : null,
     terminalFailures: fetched.terminalFailures,
     transientFailures: fetched.transientFailures,
     internalFailures: fetched.internalFailures,

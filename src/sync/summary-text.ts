@@ -9,6 +9,14 @@ import { failedStatusText, overflowLines, serviceDaysLine } from './summary-figu
  * (summary.ts), in lines a reader takes in at the end of a run.
  */
 
+/**
+ * When the quota resets, as the service said it (its X-RateLimit-Reset: midnight UTC); the
+ * pause's end, which adds the resume jitter, when no response named it.
+ */
+export function resetsAt(s: Pick<SyncSummary, 'quotaResetsAt' | 'pausedUntil'>): string {
+  return (s.quotaResetsAt ?? s.pausedUntil)?.toISOString() ?? 'an unknown time';
+}
+
 export function formatSummary(s: SyncSummary): string {
   const lines: string[] = [];
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
@@ -22,7 +30,7 @@ export function formatSummary(s: SyncSummary): string {
   );
   if (s.message) lines.push(`  ${s.message}`);
   if (s.pausedUntil && s.status === 'quota_exhausted')
-    lines.push(`  quota resets at ${s.pausedUntil.toISOString()}`);
+    lines.push(`  quota resets at ${resetsAt(s)}`);
   lines.push(
     `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}` +
       (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus, s.wrongBaseUrl)})` : ''),

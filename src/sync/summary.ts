@@ -67,7 +67,10 @@ export interface SyncSummary {
   serviceDays: { count: number; first: string; last: string } | null;
   /** Incremental runs: cents per item (fragrance, brand, ...) this run added, changed or removed. */
   centsPerChangedItem: number | null;
+  /** When a quota pause this run was in ends here: the reset plus the resume jitter. */
   pausedUntil: Date | null;
+  /** When the quota resets, as the service said it (X-RateLimit-Reset), without the jitter. */
+  quotaResetsAt: Date | null;
   failures: { terminal: number; transient: number; internal: number };
   /**
    * Records this run could not store (the quarantine table), per endpoint as recorded, with
@@ -110,6 +113,7 @@ export interface SummaryInput {
   config: Config;
   stopMessage: string | null;
   pausedUntil: Date | null;
+  quotaResetsAt: Date | null;
   terminalFailures: number;
   transientFailures: number;
   internalFailures: number;
@@ -181,6 +185,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     serviceDays: mode === 'full' && readAll(input.status) ? before.days : null,
     centsPerChangedItem: mode === 'incremental' && changedItems > 0 ? cents / changedItems : null,
     pausedUntil: input.pausedUntil,
+    quotaResetsAt: input.quotaResetsAt,
     failures: {
       terminal: input.terminalFailures,
       transient: input.transientFailures,

@@ -234,7 +234,10 @@ describe('governed sync: daily quota', () => {
       expect(first.status).toBe('quota_exhausted');
       expect(exitCodeFor(first.status)).toBe(EXIT.quotaExhausted);
       expect(first.pausedUntil).not.toBeNull();
-      expect(formatSummary(first)).toContain(`quota resets at ${first.pausedUntil?.toISOString()}`);
+      // The reset the service named (midnight UTC), not the pause's end: that adds the jitter.
+      const reset = new Date(sim.clock().resetEpochSeconds * 1000).toISOString();
+      expect(first.quotaResetsAt?.toISOString()).toBe(reset);
+      expect(formatSummary(first)).toContain(`quota resets at ${reset}`);
       // It stopped exactly at the reserve, without one refused call.
       expect(sim.clock().remaining).toBe(10);
       expect(callsWithStatus(sim, 429)).toBe(0);

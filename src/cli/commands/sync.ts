@@ -8,6 +8,7 @@ import { listenForInterrupt, reportStoppedAtOnce } from '../interrupt.ts';
 import { progressReporter } from '../progress.ts';
 import type { Config } from '../../config/index.ts';
 import type { SyncSummary } from '../../sync/summary.ts';
+import { resetsAt } from '../../sync/summary-text.ts';
 import type { SyncTick } from '../../sync/types.ts';
 import { configOf, type CommandInput } from '../spec.ts';
 import { summaryJson } from '../summary-json.ts';
@@ -134,7 +135,7 @@ function endLine(s: SyncSummary): string | null {
   if (readAll(s.status)) return null;
   if (s.message) return s.message;
   if (s.status === 'quota_exhausted')
-    return `stopped: the daily quota is down to the reserve and --no-wait was given; it resets at ${s.pausedUntil?.toISOString() ?? 'an unknown time'}, run again then to continue`;
+    return `stopped: the daily quota is down to the reserve and --no-wait was given; it resets at ${resetsAt(s)}, run again then to continue`;
   return null;
 }
 
