@@ -29,8 +29,7 @@ export function formatSummary(s: SyncSummary): string {
     `run ${s.runId}: ${held > 0 ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
   );
   if (s.message) lines.push(`  ${s.message}`);
-  if (s.pausedUntil && s.status === 'quota_exhausted')
-    lines.push(`  quota resets at ${resetsAt(s)}`);
+  if (s.pausedUntil && s.status === 'quota_exhausted') lines.push(`  quota resets at ${resetsAt(s)}`);
   lines.push(
     `calls: ${s.calls}   spent: ${dollars(s.cents)} on answered calls   failed calls: ${s.failedCalls}` +
       (s.failedCalls > 0 ? ` (${failedStatusText(s.failedByStatus, s.wrongBaseUrl)})` : ''),
