@@ -248,7 +248,8 @@ FRAGSYNC_DASHBOARD_PASSWORD are set (in the environment only).`,
     name: 'sim',
     summary: 'run the local Fragrance Data Service',
     description: `Runs the project's own implementation of the Fragrance Data Service until SIGINT or
-SIGTERM. The first line on stdout is exactly \`listening on <url>\`.`,
+SIGTERM (or, started with an IPC channel, until the process that started it ends). The first
+line on stdout is exactly \`listening on <url>\`.`,
     options: SIM_OPTIONS,
     exits: [ok, unexpected, badInput],
     load: () => import('./commands/sim.ts'),

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
-import { expectStoppedAtOnce } from '../helpers/interrupt.ts';
+import { expectStoppedAtOnce, sleep } from '../helpers/interrupt.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { BIN } from '../helpers/worker-process.ts';
+import { startDemo } from '../helpers/demo.ts';
 
 /**
  * `fragsync demo` interrupted, as a user does in the middle of `npm run demo`: the real command
@@ -21,36 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => dir.cleanup());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * `fragsync demo` on a catalogue large enough that the run is still going when a signal
- * comes, into `data`; resolved once it is sending (its progress line, every 2 s, has come).
- */
-async function startDemo(data: string) {
-  const child = spawn(process.execPath, [BIN, 'demo', '--fragrances', '5000', '--data', data], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  const state: { end?: { code: number | null; signal: NodeJS.Signals | null } } = {};
-  const exited = new Promise<void>((r) =>
-    child.once('exit', (code, signal) => {
-      state.end = { code, signal };
-      r();
-    }),
-  );
-  while (!/\| calls \d+/.test(out.stderr) && state.end === undefined) await sleep(50);
-  expect(state.end, `${out.stdout}\n${out.stderr}`).toBeUndefined();
-  const url = /^local Fragrance Data Service: (http:\/\/\S+)/m.exec(out.stdout)![1]!;
-  return { child, out, state, exited, url };
-}
-
 describe('fragsync demo', () => {
   it('SIGINT drains like sync: partial summary, exit 130, and its local service stopped', async () => {
-    const { child, out, state, exited, url } = await startDemo(dir.path);
+    const { child, out, state, exited, url } = await startDemo(dir.path, { fragrances: 5000 });
     child.kill('SIGINT');
     await exited;
     const { stdout, stderr } = out;
@@ -73,7 +45,7 @@ describe('fragsync demo', () => {
 
   it('a second SIGINT stops at once as sync does: what the run spent; the next sync records it interrupted', async () => {
     const data = join(dir.path, 'twice');
-    const { child, out, state, exited, url } = await startDemo(data);
+    const { child, out, state, exited, url } = await startDemo(data, { fragrances: 5000 });
     child.kill('SIGINT');
     // The second as soon as the first is taken: the drain (the last batch, the summary) is going on.
     while (!out.stderr.includes('fragsync demo: stopping') && state.end === undefined) await sleep(5);

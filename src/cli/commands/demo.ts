@@ -45,10 +45,10 @@ export async function run(input: CommandInput): Promise<number> {
     return EXIT.badInput;
   }
 
-  // As in sync: a Ctrl-C or SIGTERM drains and prints what was done, and the local service
-  // is stopped too (killed by the signal, the demo left it running). A second one says what
-  // the run spent and marks the writer lock, so the next sync records the run interrupted;
-  // the local service is told to stop (the demo ends before it could wait for it).
+  // As in sync: a Ctrl-C or SIGTERM drains (the requests in flight are answered, everything
+  // fetched is loaded) and prints what was done, and then the local service is stopped. A
+  // second one says what the run spent and marks the writer lock, so the next sync records the
+  // run interrupted; the local service is told to stop (the demo ends before it could wait).
   const seen: { tick: SyncTick | null; sim: SimChild | null } = { tick: null, sim: null };
   const interrupt = listenForInterrupt(
     {
@@ -126,11 +126,18 @@ interface SimChild {
   kill(): void;
 }
 
+/**
+ * In a process group of its own (`detached`): a terminal's Ctrl-C goes to the whole foreground
+ * group, and the service, killed by it, refused the calls the drain still had to send
+ * (hundreds of ECONNREFUSED retries, calls ending with no answer). The demo stops it after
+ * the drain. So that it never outlives the demo (SIGKILLed, say), it ends when the IPC channel
+ * to the demo closes (commands/sim.ts).
+ */
 async function startSimChild(fragrances: number): Promise<SimChild> {
   const child: ChildProcess = spawn(
     process.execPath,
     [BIN, 'sim', '--port', '0', '--fragrances', String(fragrances), '--keys', SIM_KEY],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], detached: true },
   );
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((res, rej) => {

@@ -50,9 +50,13 @@ export function simOptions(o: SimFlags): SimulatorOptions {
 export async function run(input: CommandInput): Promise<number> {
   const opts = simOptions(input.opts);
   // Handlers first: a signal during catalogue generation must still end the process cleanly.
+  // Started with an IPC channel (by `fragsync demo`, in a process group of its own so that a
+  // Ctrl-C reaches the demo only): the channel closes when that parent ends, however it ends
+  // (even SIGKILLed), and the service ends with it rather than outliving it.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
+    if (process.channel) process.once('disconnect', () => resolve());
   });
   const sim = await startSimulator(opts).catch((err: unknown) => {
     throw listenError(err, opts.host ?? '127.0.0.1', opts.port ?? 0);
@@ -64,5 +68,6 @@ export async function run(input: CommandInput): Promise<number> {
   console.log(`API key${keys.length > 1 ? 's' : ''}: ${keys.join(', ')} (send Authorization: Bearer <key>)`);
   await stopped;
   await sim.close();
+  if (process.connected) process.disconnect(); // the channel would keep the process alive
   return EXIT.ok;
 }
