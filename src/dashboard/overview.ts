@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { oneLine } from '../errors.ts';
 import { createRedisGovernor } from '../governor/index.ts';
-import type { GovernorLimits } from '../governor/types.ts';
+import type { GovernorLimits, GovernorStatus } from '../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, type RunInfo } from '../queue/fetch-worker.ts';
 import { createLogger } from '../util/logger.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
@@ -33,10 +33,25 @@ export interface Overview {
   run: { runId: string; baseUrl: string } | null;
   /** Whose caps and reserve the figures are measured against. */
   capsFrom: 'run' | 'config';
-  quota: { limit: number | null; remaining: number | null; resetAt: string | null; reserve: number };
+  /**
+   * `from`: Redis (the governor's state, live) or, when Redis holds none (syncs ran without
+   * it), the warehouse's ledger: then `remaining` is the last the service answered, `asOf`
+   * when (it may have changed since), and `resetAt` the end of that service day.
+   */
+  quota: {
+    limit: number | null;
+    remaining: number | null;
+    resetAt: string | null;
+    reserve: number;
+    from: FigureSource;
+    asOf: string | null;
+  };
   pausedUntil: string | null;
   spend: {
+    /** Redis's count, or with no governor state in Redis the ledger's on the service's `day`. */
     centsToday: number;
+    centsTodayFrom: FigureSource;
+    day: string | null;
     maxCentsPerDay: number | null;
     centsThisRun: number;
     maxCentsPerRun: number | null;
@@ -51,6 +66,51 @@ export interface Overview {
     message: string | null;
     readAt: string | null;
     figures: WarehouseFigures | null;
+  };
+}
+
+/** Where a headline figure was read: the governor's state in Redis, or the warehouse's ledger. */
+export type FigureSource = 'redis' | 'warehouse';
+
+/**
+ * The headline's quota and spend: the governor's in Redis, or, where Redis has no governor
+ * state on this prefix (no call seen through it, nothing spent today, no run enqueued: the
+ * syncs ran without Redis), the warehouse ledger's, as `status` reads them (ledger-day.ts).
+ */
+function headline(
+  s: GovernorStatus,
+  running: boolean,
+  figures: WarehouseFigures | null,
+): { quota: Overview['quota']; spend: Pick<Overview['spend'], 'centsToday' | 'centsTodayFrom' | 'day'> } {
+  const live = s.limit !== null || s.centsToday > 0 || running;
+  const fromRedis = {
+    quota: {
+      limit: s.limit,
+      remaining: s.remaining,
+      resetAt: s.resetAt?.toISOString() ?? null,
+      reserve: s.reserve,
+      from: 'redis' as const,
+      asOf: null,
+    },
+    spend: { centsToday: s.centsToday, centsTodayFrom: 'redis' as const, day: null },
+  };
+  if (live || !figures) return fromRedis;
+  const q = figures.lastQuota;
+  return {
+    quota: q
+      ? {
+          ...fromRedis.quota,
+          remaining: q.remaining,
+          resetAt: q.resetAt.toISOString(),
+          from: 'warehouse',
+          asOf: q.sent,
+        }
+      : fromRedis.quota,
+    spend: {
+      centsToday: figures.ledgerToday.cents,
+      centsTodayFrom: 'warehouse',
+      day: figures.ledgerToday.day,
+    },
   };
 }
 
@@ -133,6 +193,8 @@ export function overviewSource(opts: {
           };
         }),
       );
+      const wh = await warehouse(at);
+      const top = headline(s, info !== null, wh.figures);
       const paused =
         s.pausedUntil && s.pausedUntil.getTime() > Date.now() ? s.pausedUntil.toISOString() : null;
       return {
@@ -140,15 +202,10 @@ export function overviewSource(opts: {
         queuePrefix: prefix,
         run: info ? { runId: info.runId, baseUrl: info.baseUrl } : null,
         capsFrom: info?.limits ? 'run' : 'config',
-        quota: {
-          limit: s.limit,
-          remaining: s.remaining,
-          resetAt: s.resetAt?.toISOString() ?? null,
-          reserve: s.reserve,
-        },
+        quota: top.quota,
         pausedUntil: paused,
         spend: {
-          centsToday: s.centsToday,
+          ...top.spend,
           maxCentsPerDay: s.maxCentsPerDay,
           centsThisRun: s.centsThisRun,
           maxCentsPerRun: s.maxCentsPerRun,
@@ -156,7 +213,7 @@ export function overviewSource(opts: {
           inFlight: s.inFlight,
         },
         queues: depths,
-        warehouse: await warehouse(at),
+        warehouse: wh,
       };
     },
     async close() {

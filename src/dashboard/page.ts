@@ -52,13 +52,22 @@ function cards(o: Overview): string {
   const q = o.quota;
   const s = o.spend;
   const paused = o.pausedUntil !== null;
+  // Without governor state in Redis (syncs ran without it), read from the warehouse's ledger.
+  const quotaFrom =
+    q.from === 'warehouse'
+      ? `<p class="small">${figure('quota-source', q.from, 'read from the warehouse')}: the last the service answered, as of ${figure('quota-as-of', q.asOf, time(q.asOf))}; quota left may have changed since</p>`
+      : '';
+  const spendFrom =
+    s.centsTodayFrom === 'warehouse'
+      ? `<p class="small">${figure('cents-today-source', s.centsTodayFrom, 'read from the warehouse')}: its ledger, the service's day ${esc(s.day)} (no governor state in Redis)</p>`
+      : '';
   return `<section class="cards">
   <div class="card"><h2>Quota left</h2>
     <p class="big">${figure('quota-remaining', q.remaining)}</p>
     <p>of ${figure('quota-limit', q.limit)} a day · reserve ${figure('quota-reserve', q.reserve)}</p>
-    <p>resets ${figure('quota-reset', q.resetAt, time(q.resetAt))}</p></div>
+    <p>resets ${figure('quota-reset', q.resetAt, time(q.resetAt))}</p>${quotaFrom}</div>
   <div class="card"><h2>Spent today (UTC)</h2>
-    <p class="big">${figure('cents-today', s.centsToday)} ¢</p>
+    <p class="big">${figure('cents-today', s.centsToday)} ¢</p>${spendFrom}
     <p>cap ${figure('cap-day', s.maxCentsPerDay, s.maxCentsPerDay === null ? 'none' : `${num(s.maxCentsPerDay)} ¢`)}</p>
     ${bar(s.centsToday, s.maxCentsPerDay)}</div>
   <div class="card"><h2>This run</h2>

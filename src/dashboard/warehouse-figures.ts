@@ -1,6 +1,6 @@
 import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
-import { ledgerToday } from '../warehouse/ledger-day.ts';
+import { ledgerQuota, ledgerToday, type LedgerQuota } from '../warehouse/ledger-day.ts';
 import { runningStates } from '../warehouse/run-liveness.ts';
 
 /** A small result for the page: column names and rows of JSON-safe values. */
@@ -13,6 +13,8 @@ export interface WarehouseFigures {
   runs: Grid;
   /** The ledger's calls and cents of the service's UTC day (all runs), as `status` says them. */
   ledgerToday: { day: string; calls: number; cents: number };
+  /** The quota as the service last answered it to this warehouse's calls, as `status` says it. */
+  lastQuota: LedgerQuota | null;
   /** The `freshness` view, where this warehouse has one (null: an older warehouse). */
   freshness: Grid | null;
   quarantine: { total: number; byEndpoint: Grid; latest: Grid };
@@ -56,6 +58,7 @@ export async function readWarehouseFigures(
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra, running })),
     ledgerToday: await ledgerToday(wh, now),
+    lastQuota: await ledgerQuota(wh),
     freshness: (await hasRelation(wh, 'freshness'))
       ? await grid(wh, `SELECT * FROM freshness LIMIT ${FRESHNESS_ROWS}`)
       : null,
