@@ -62,12 +62,16 @@ export function statusJson(s: StatusFigures): string {
           exitCode:
             run.status === 'running' || run.status === 'died'
               ? null
-              : exitCodeOfRun({ status: run.status as RunStatus, quarantined: run.quarantined }),
+              : exitCodeOfRun({
+                  status: run.status as RunStatus,
+                  quarantined: run.quarantined + run.failed_jobs,
+                }),
           startedAt: run.started_at,
           endedAt: run.finished_at,
           calls: Number(run.calls ?? 0),
           cents: Number(run.cost_cents ?? 0),
           quarantinedRecords: run.quarantined,
+          failedJobs: run.failed_jobs,
           storedApartRows: Number(run.stored_apart),
         }
       : null,

@@ -104,6 +104,7 @@ function warehouseSection(o: Overview): string {
   <h3>Quarantine, records not stored: ${figure('quarantine-total', f.quarantine.total)}</h3>
   ${table('quarantine-by-endpoint', f.quarantine.byEndpoint, 'nothing quarantined')}
   ${f.quarantine.total > 0 ? `<h4>Latest</h4>${table('quarantine-latest', f.quarantine.latest, '')}` : ''}
+  <p>Failed jobs, to fetch again by the next sync: ${figure('failed-jobs', f.quarantine.failedJobs)}</p>
 </section>`;
 }
 

@@ -17,7 +17,8 @@ export interface WarehouseFigures {
   lastQuota: LedgerQuota | null;
   /** The `freshness` view, where this warehouse has one (null: an older warehouse). */
   freshness: Grid | null;
-  quarantine: { total: number; byEndpoint: Grid; latest: Grid };
+  /** Pending records (received, not stored), and apart the pending failed jobs (nothing received). */
+  quarantine: { total: number; failedJobs: number; byEndpoint: Grid; latest: Grid };
 }
 
 const RUNS_SHOWN = 10;
@@ -43,6 +44,9 @@ async function hasRelation(wh: Warehouse, name: string): Promise<boolean> {
   return (row?.n ?? 0) > 0;
 }
 
+/** A quarantine row of a record received (not a job that failed: scope 'job'). */
+const RECORD = "coalesce(scope, 'response') <> 'job'";
+
 /** `dbPath`: where `wh` was opened, for its writer lock (a run marked running may have died). */
 export async function readWarehouseFigures(
   wh: Warehouse,
@@ -51,9 +55,11 @@ export async function readWarehouseFigures(
 ): Promise<WarehouseFigures> {
   const extra = await extraRunColumns(wh);
   const { states: running } = await runningStates(wh, dbPath);
-  // Pending records only: those `fragsync quarantine --revalidate` released are stored now.
-  const [total] = await wh.query<{ n: number }>(
-    'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
+  // Pending rows only (those released are stored now): records received and not stored, and
+  // apart the jobs that failed (scope 'job': nothing received, to fetch again by the next sync).
+  const [total] = await wh.query<{ n: number; jobs: number }>(
+    `SELECT count(*) FILTER (WHERE ${RECORD})::INTEGER AS n, count(*) FILTER (WHERE NOT ${RECORD})::INTEGER AS jobs
+     FROM quarantine WHERE released_at IS NULL`,
   );
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra, running })),
@@ -64,15 +70,16 @@ export async function readWarehouseFigures(
       : null,
     quarantine: {
       total: total?.n ?? 0,
+      failedJobs: total?.jobs ?? 0,
       byEndpoint: await grid(
         wh,
         `SELECT endpoint, count(*)::INTEGER AS records, strftime(max("at"), '%Y-%m-%d %H:%M:%S') AS latest_utc
-         FROM quarantine WHERE released_at IS NULL GROUP BY endpoint ORDER BY records DESC, endpoint`,
+         FROM quarantine WHERE released_at IS NULL AND ${RECORD} GROUP BY endpoint ORDER BY records DESC, endpoint`,
       ),
       latest: await grid(
         wh,
         `SELECT strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, endpoint, key, reason
-         FROM quarantine WHERE released_at IS NULL ORDER BY "at" DESC LIMIT 10`,
+         FROM quarantine WHERE released_at IS NULL AND ${RECORD} ORDER BY "at" DESC LIMIT 10`,
       ),
     },
   };

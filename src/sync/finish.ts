@@ -9,7 +9,12 @@ import type { LoadStage } from './load-stage.ts';
 import { summarize, type SyncSummary } from './summary.ts';
 import type { OpenRun } from './types.ts';
 import { stageMark } from './stage-marks.ts';
-import { quarantinedInRun, releaseFetchedJobs, releaseFetchedSince } from '../warehouse/quarantine.ts';
+import {
+  failedJobsInRun,
+  quarantinedInRun,
+  releaseFetchedJobs,
+  releaseFetchedSince,
+} from '../warehouse/quarantine.ts';
 
 /**
  * How the run ended. A stop (budget, 402, 401) names itself; a job that failed on the
@@ -85,12 +90,12 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   const released = await releaseFetchedSince(warehouse, new Date());
   // Jobs of earlier runs that failed (the service unreachable), whose work this one did.
   const refetched = await releaseFetchedJobs(warehouse, new Date());
-  // What is still quarantined of this run, as its summary lists it and its exit code counts it.
+  // What is still quarantined of this run, as its summary lists it and its exit code counts it:
+  // the records it received and could not store, and the jobs that failed (another 4xx in a run
+  // that read the rest: nothing of them is stored either).
   const quarantined = await quarantinedInRun(warehouse, run.runId);
-  const status = withQuarantine(
-    read,
-    quarantined.reduce((n, e) => n + e.count, 0),
-  );
+  const failedJobs = await failedJobsInRun(warehouse, run.runId);
+  const status = withQuarantine(read, quarantined.reduce((n, e) => n + e.count, 0) + failedJobs);
   stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
@@ -119,6 +124,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     released,
     refetched,
     quarantined,
+    failedJobs,
     removalsConfirmed: fetched.removalsConfirmed,
     wrongBaseUrl: status === 'failed' && fetched.firstFailureCode === 'NOT_FOUND',
   });

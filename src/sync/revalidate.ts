@@ -20,8 +20,10 @@ import { checkItem } from '../warehouse/validate.ts';
  *   call: the job runs again on the stored body, played back instead of sent (the client's
  *   schema, then the job, then the loader, exactly as in a sync);
  * - an item the loader refused (scope 'item'): the loader's schema again;
- * - a job that failed, or a page of a longer walk, cannot be checked without asking again:
- *   it stays (the next sync asks for what it still owes).
+ * - a job that failed (scope 'job') received nothing to check: it stays, counted apart, and
+ *   the next sync fetches its work again (which releases it: sql/runs/release-jobs.sql);
+ * - a page of a longer walk cannot be checked without asking again: it stays (the next sync
+ *   asks for what it still owes).
  * A row whose dataset was fetched again after it was quarantined is superseded: loading it
  * would put back an older state, so it stays pending, and is counted apart.
  */
@@ -41,17 +43,22 @@ const JOB_OF: Record<string, JobKind> = {
 export interface RevalidateResult {
   /** Rows that now pass and were loaded. */
   released: number;
-  /** Rows still pending, of which `superseded` were fetched again since, `unchecked` cannot be checked offline. */
+  /**
+   * Rows still pending, of which `superseded` were fetched again since, `failedJobs` are jobs
+   * that failed (nothing received: to fetch again by the next sync), `unchecked` cannot be
+   * checked offline.
+   */
   remaining: number;
   superseded: number;
+  failedJobs: number;
   unchecked: number;
 }
 
 type Verdict =
-  { loads: { items: LoadItem[]; progress: ProgressMark[] } } | 'invalid' | 'unchecked' | 'superseded';
+  { loads: { items: LoadItem[]; progress: ProgressMark[] } } | 'invalid' | 'unchecked' | 'superseded' | 'job';
 
 export async function revalidate(wh: WarehouseHandle, settings: JobSettings): Promise<RevalidateResult> {
-  const out: RevalidateResult = { released: 0, remaining: 0, superseded: 0, unchecked: 0 };
+  const out: RevalidateResult = { released: 0, remaining: 0, superseded: 0, failedJobs: 0, unchecked: 0 };
   for (const row of await pendingQuarantine(wh)) {
     const verdict = await check(wh, row, settings);
     if (typeof verdict === 'object') {
@@ -64,11 +71,13 @@ export async function revalidate(wh: WarehouseHandle, settings: JobSettings): Pr
     out.remaining++;
     if (verdict === 'superseded') out.superseded++;
     if (verdict === 'unchecked') out.unchecked++;
+    if (verdict === 'job') out.failedJobs++;
   }
   return out;
 }
 
 async function check(wh: WarehouseHandle, row: PendingRow, settings: JobSettings): Promise<Verdict> {
+  if (row.scope === 'job') return 'job';
   if (row.scope === 'item') {
     const item = checkItem(row.raw);
     return item.kind === 'quarantine' ? 'invalid' : { loads: { items: [item], progress: [] } };

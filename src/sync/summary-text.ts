@@ -22,11 +22,17 @@ export function formatSummary(s: SyncSummary): string {
   const dollars = (c: number) => `${c} cents ($${(c / 100).toFixed(2)})`;
   // A run that read everything and quarantined anything (completed_with_quarantine) does not
   // say "completed" (it would read as everything stored) but "ended" and what it did not
-  // store (exit 8). Any other status says the run fell short, its line below why.
-  const held = s.status === 'completed_with_quarantine' ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
-  const unstored = held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '';
+  // store (exit 8): records received and refused, jobs that failed (nothing received). Any
+  // other status says the run fell short, its line below why.
+  const short = s.status === 'completed_with_quarantine';
+  const held = short ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
+  const jobs = short ? s.failedJobs : 0;
+  const unstored = [
+    held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '',
+    jobs > 0 ? `, ${failedJobsText(jobs)}` : '',
+  ].join('');
   lines.push(
-    `run ${s.runId}: ${held > 0 ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
+    `run ${s.runId}: ${short ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
   );
   if (s.message) lines.push(`  ${s.message}`);
   if (s.pausedUntil && s.status === 'quota_exhausted') lines.push(`  quota resets at ${resetsAt(s)}`);
@@ -61,7 +67,7 @@ export function formatSummary(s: SyncSummary): string {
   if (s.failures.terminal + s.failures.transient + s.failures.internal > 0) {
     lines.push(
       '',
-      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient, ${s.failures.internal} internal (see the quarantine table)`,
+      `failed jobs: ${s.failures.terminal} terminal, ${s.failures.transient} transient, ${s.failures.internal} internal (in the quarantine table: nothing received, to fetch again by the next sync)`,
     );
   }
   lines.push(
@@ -102,6 +108,11 @@ function tableLines(s: SyncSummary): string[] {
     out.push(d ? `${line}  ${num(d.added, 8)}  ${num(d.changed, 8)}  ${num(d.removed, 8)}` : line);
   }
   return out;
+}
+
+/** Jobs that failed, as the run line, `status` and the dashboard name them (not records: nothing was received). */
+export function failedJobsText(n: number): string {
+  return `${n} failed job${n === 1 ? '' : 's'} (to fetch again by the next sync)`;
 }
 
 /** "quarantined: 3 records", then a line per endpoint with its count and one example reason. */

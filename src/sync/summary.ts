@@ -78,6 +78,11 @@ export interface SyncSummary {
    * 'completed_with_quarantine', with its own exit code.
    */
   quarantined: EndpointCount[];
+  /**
+   * Jobs of this run that failed and are still open in quarantine (scope 'job': nothing was
+   * received; the next sync fetches their work again), counted apart from records.
+   */
+  failedJobs: number;
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
   released: number;
   /** Failed jobs of earlier runs (quarantine rows of scope 'job') whose work this run did. */
@@ -126,8 +131,10 @@ export interface SummaryInput {
   released?: number;
   refetched?: number;
   removalsConfirmed?: number;
-  /** What is still quarantined of the run at its end (quarantinedInRun): its status says it. */
+  /** Records still quarantined of the run at its end (quarantinedInRun; failed jobs apart): its status says it. */
   quarantined: EndpointCount[];
+  /** Its failed jobs still open in quarantine (failedJobsInRun). Default 0. */
+  failedJobs?: number;
   /** The run failed because its lists answered 404: the base URL is wrong (finish.ts). */
   wrongBaseUrl?: boolean;
 }
@@ -195,6 +202,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     owed,
     inFlight: input.inFlight ?? null,
     quarantined: input.quarantined,
+    failedJobs: input.failedJobs ?? 0,
     released: input.released ?? 0,
     refetched: input.refetched ?? 0,
     wrongBaseUrl: input.wrongBaseUrl ?? false,

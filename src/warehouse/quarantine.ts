@@ -36,14 +36,30 @@ export interface EndpointCount {
   example: string;
 }
 
-/** What one run quarantined, per endpoint as recorded (the API's path template for a response). */
+/**
+ * The rows of one run still open (not released), as the run's end counts them: its records
+ * (received, not stored), and apart the jobs that failed (scope 'job': nothing was received).
+ */
+const OPEN_OF_RUN = 'run_id = ? AND released_at IS NULL';
+const IS_JOB = "scope = 'job'";
+
+/** What one run left in quarantine, per endpoint as recorded (the API's path template for a response). */
 export async function quarantinedInRun(wh: Queryable, runId: string): Promise<EndpointCount[]> {
   const rows = await wh.query<{ endpoint: string; count: number; example: string }>(
     `SELECT coalesce(endpoint, '') AS endpoint, count(*)::INTEGER AS count, arg_min(reason, "at") AS example
-     FROM quarantine WHERE run_id = ? GROUP BY 1 ORDER BY 2 DESC, 1`,
+     FROM quarantine WHERE ${OPEN_OF_RUN} AND NOT coalesce(${IS_JOB}, false) GROUP BY 1 ORDER BY 2 DESC, 1`,
     [runId],
   );
   return rows.map((r) => ({ endpoint: r.endpoint, count: Number(r.count), example: r.example }));
+}
+
+/** The jobs of one run that failed and whose work no later fetch of the run did (open 'job' rows). */
+export async function failedJobsInRun(wh: Queryable, runId: string): Promise<number> {
+  const [row] = await wh.query<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM quarantine WHERE ${OPEN_OF_RUN} AND ${IS_JOB}`,
+    [runId],
+  );
+  return Number(row?.n ?? 0);
 }
 
 /**

@@ -42,6 +42,13 @@ export interface LatestRun {
    */
   quarantined: number;
   /**
+   * Jobs of the run that failed, still open in quarantine when it finished (scope 'job':
+   * nothing was received; the next sync fetches their work again), as sync_run_quarantined
+   * counted them apart; a run going on: its open job rows; a run of an older version: 0 (its
+   * `quarantined` counted them).
+   */
+  failed_jobs: number;
+  /**
    * Rows the run stored apart in the overflow tables (entries the contract's keys cannot
    * hold), as its summary said: stored, so no exit code of their own. Counted by _run_id; the
    * latest run's rows are replaced by no later one.
@@ -60,7 +67,11 @@ export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun
        ${ISO('started_at')} AS started_at, ${ISO('finished_at')} AS finished_at,
        ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents,
        coalesce((SELECT k.records FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
-         (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id))::INTEGER AS quarantined,
+         (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id
+            AND NOT (sync_runs.status = 'running' AND coalesce(q.scope = 'job', false))))::INTEGER AS quarantined,
+       coalesce((SELECT k.failed_jobs FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
+         (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id AND sync_runs.status = 'running'
+            AND q.scope = 'job' AND q.released_at IS NULL), 0)::INTEGER AS failed_jobs,
        (${STORED_APART_SQL})::INTEGER AS stored_apart
      FROM sync_runs LEFT JOIN sync_run_modes m USING (run_id) ORDER BY started_at DESC LIMIT 1`,
   );

@@ -327,6 +327,7 @@ describe('fragsync status', () => {
       calls: ledger.calls,
       cents: ledger.cents,
       quarantinedRecords: 0,
+      failedJobs: 0,
       storedApartRows: 0,
     });
     expect(j).toMatchObject({

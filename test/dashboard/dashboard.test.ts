@@ -75,8 +75,11 @@ async function warehouseFigures() {
   const wh = await Warehouse.open(db, { readOnly: true });
   try {
     const day = new Date().toISOString().slice(0, 10);
-    const [q] = await wh.query<{ n: number }>(
-      'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NULL',
+    // Records received and not stored; apart, jobs that failed (scope 'job': nothing received).
+    const [q] = await wh.query<{ n: number; jobs: number }>(
+      `SELECT count(*) FILTER (WHERE coalesce(scope, 'response') <> 'job')::INTEGER AS n,
+         count(*) FILTER (WHERE scope = 'job')::INTEGER AS jobs
+       FROM quarantine WHERE released_at IS NULL`,
     );
     const runs = await wh.query<{ run_id: string; status: string; calls: number; cost_cents: number }>(
       'SELECT run_id, status, calls, cost_cents FROM sync_runs ORDER BY started_at DESC',
@@ -87,7 +90,13 @@ async function warehouseFigures() {
     const freshnessRows = fresh?.n
       ? Number((await wh.query<{ n: number }>('SELECT count(*)::INTEGER AS n FROM freshness'))[0]?.n)
       : null;
-    return { quarantine: q?.n ?? 0, runs, ledger: await wh.spendOnDay(day), freshnessRows };
+    return {
+      quarantine: q?.n ?? 0,
+      failedJobs: q?.jobs ?? 0,
+      runs,
+      ledger: await wh.spendOnDay(day),
+      freshnessRows,
+    };
   } finally {
     await wh.close();
   }
@@ -165,6 +174,9 @@ describe('fragsync dashboard in headless Chromium', () => {
     expect(Number(figures['ledger-calls-today'])).toBe(wh.ledger.calls);
     expect(wh.quarantine).toBeGreaterThan(0);
     expect(Number(figures['quarantine-total'])).toBe(wh.quarantine);
+    // Failed jobs apart from records: the second run fetched their work, so none is pending.
+    expect(Number(figures['failed-jobs'])).toBe(wh.failedJobs);
+    expect(wh.failedJobs).toBe(0);
 
     // The last runs, newest first, with their cause, calls and cents.
     const runs = await page.$$eval('table[data-table="runs"] tbody tr', (trs) =>

@@ -13,10 +13,12 @@ import { tempDir } from '../helpers/tmp.ts';
 /**
  * A sync against a URL nothing listens on fails (exit 7) and records each job that failed in
  * quarantine (scope 'job': nothing was received, the row names what the run did not get).
- * The next sync that reaches the service fetches what those jobs were to fetch: their rows
- * are released, so nothing stays pending, `fragsync quarantine` lists none, the dashboard
- * counts 0, and that run is 'completed', exit 0. Before, the job rows stayed pending for
- * good (the dashboard counted every failed run's four list jobs).
+ * They are counted as failed jobs, not as records quarantined (nothing was received): by
+ * `status`, the dashboard and `quarantine --revalidate`. The next sync that reaches the service
+ * fetches what those jobs were to fetch: their rows are released, so nothing stays pending,
+ * `fragsync quarantine` lists none, the dashboard counts 0, and that run is 'completed', exit
+ * 0. Before, the job rows stayed pending for good (the dashboard counted every failed run's four
+ * list jobs as 'records not stored', status said '4 records quarantined').
  */
 let dir: { path: string; cleanup(): Promise<void> };
 let noRetries: string;
@@ -33,10 +35,12 @@ const pending = (db: string) =>
     'SELECT endpoint, scope FROM quarantine WHERE released_at IS NULL ORDER BY endpoint',
   );
 
-async function dashboardTotal(db: string): Promise<number> {
+/** The dashboard's quarantine figures: pending records, and apart pending failed jobs. */
+async function dashboard(db: string): Promise<{ total: number; failedJobs: number }> {
   const wh = await Warehouse.open(db, { readOnly: true });
   try {
-    return (await readWarehouseFigures(wh, new Date(), db)).quarantine.total;
+    const { total, failedJobs } = (await readWarehouseFigures(wh, new Date(), db)).quarantine;
+    return { total, failedJobs };
   } finally {
     await wh.close();
   }
@@ -59,6 +63,24 @@ describe.each([inProcess, bullmq])('failed jobs released by a later sync, $name'
       ['notesPage', 'job'],
     ]);
 
+    // They are jobs that failed, not records received and refused: status, the dashboard and
+    // --revalidate count them apart, by that name.
+    const status = await fragsync(['status', '--db', db, '--json']);
+    expect(JSON.parse(status.stdout).latestRun).toMatchObject({
+      status: 'failed',
+      exitCode: EXIT.apiUnavailable,
+      quarantinedRecords: 0,
+      failedJobs: 4,
+    });
+    const text = await fragsync(['status', '--db', db]);
+    expect(text.stdout).toMatch(/ended failed at \S+, 4 failed jobs \(to fetch again by the next sync\)$/m);
+    expect(text.stdout).not.toMatch(/records? quarantined/);
+    expect(await dashboard(db)).toEqual({ total: 0, failedJobs: 4 });
+    const check = await fragsync(['quarantine', '--db', db, '--revalidate'], { FRAGSYNC_API_KEY: 'sim-key' });
+    expect(check.stdout.trim()).toBe(
+      'released 0 (now valid, loaded); 4 remain (4 failed jobs: nothing was received, to fetch again by the next sync)',
+    );
+
     const sim = await startSimulator({ fragrances: 15 });
     try {
       const good = await driver.sync(sim, db, { config: noRetries });
@@ -72,7 +94,14 @@ describe.each([inProcess, bullmq])('failed jobs released by a later sync, $name'
     expect(
       await queryWarehouse(db, 'SELECT count(*)::INTEGER AS n FROM quarantine WHERE released_at IS NOT NULL'),
     ).toEqual([{ n: 4 }]);
-    expect(await dashboardTotal(db)).toBe(0);
+    expect(await dashboard(db)).toEqual({ total: 0, failedJobs: 0 });
+    const after = await fragsync(['status', '--db', db, '--json']);
+    expect(JSON.parse(after.stdout).latestRun).toMatchObject({
+      status: 'completed',
+      exitCode: EXIT.ok,
+      quarantinedRecords: 0,
+      failedJobs: 0,
+    });
     const list = await fragsync(['quarantine', '--db', db, '--format', 'csv']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trimEnd().split('\r\n')).toEqual(['endpoint,key,reason,at_utc,run_id,scope']);

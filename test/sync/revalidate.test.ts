@@ -80,6 +80,7 @@ describe('revalidate', () => {
       released: 1,
       remaining: 0,
       superseded: 0,
+      failedJobs: 0,
       unchecked: 0,
     });
     expect(await wh.query('SELECT name FROM fragrances')).toEqual([{ name: 'Played back' }]);
@@ -95,6 +96,7 @@ describe('revalidate', () => {
       released: 1,
       remaining: 1,
       superseded: 0,
+      failedJobs: 0,
       unchecked: 0,
     });
     expect(await wh.query('SELECT id, year FROM fragrances')).toEqual([{ id: 'c', year: 2001 }]);
@@ -104,11 +106,12 @@ describe('revalidate', () => {
       released: 0,
       remaining: 1,
       superseded: 0,
+      failedJobs: 0,
       unchecked: 0,
     });
   });
 
-  it('never loads a stored answer over a later fetch, and leaves what it cannot check offline', async () => {
+  it('never loads a stored answer over a later fetch, and leaves a failed job (nothing received) to the next sync', async () => {
     // A later sync fetched e's profile (the fetched mark), after the row was quarantined.
     await wh.load(
       batch(
@@ -123,7 +126,9 @@ describe('revalidate', () => {
       released: 0,
       remaining: 2,
       superseded: 1,
-      unchecked: 1,
+      // A job that failed: nothing was received to check; counted apart, not as uncheckable.
+      failedJobs: 1,
+      unchecked: 0,
     });
     expect(await wh.query('SELECT name FROM fragrances')).toEqual([{ name: 'Newer' }]);
   });

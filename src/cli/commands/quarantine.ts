@@ -30,6 +30,9 @@ export async function run(input: CommandInput): Promise<number> {
       const r = await revalidate(wh, jobSettings(config));
       const why = [
         r.superseded > 0 ? `${r.superseded} fetched again since, so not loaded` : '',
+        r.failedJobs > 0
+          ? `${r.failedJobs} failed job${r.failedJobs === 1 ? '' : 's'}: nothing was received, to fetch again by the next sync`
+          : '',
         r.unchecked > 0 ? `${r.unchecked} cannot be checked without asking the service again` : '',
       ].filter(Boolean);
       console.log(

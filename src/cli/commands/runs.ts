@@ -29,7 +29,7 @@ function exitCase(): string {
   const whens = Object.entries(EXIT_BY_STATUS)
     .filter(([status]) => status !== 'running')
     .map(([status, code]) => `WHEN '${status}' THEN ${code}`);
-  const records = `coalesce((SELECT k.records FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
+  const records = `coalesce((SELECT k.records + coalesce(k.failed_jobs, 0) FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
     (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id))`;
   const quarantined = `status = 'completed' AND ${records} > 0`;
   return `CASE WHEN ${quarantined} THEN ${EXIT.quarantined} ELSE CASE status ${whens.join(' ')} END END`;

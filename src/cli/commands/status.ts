@@ -1,6 +1,7 @@
 import type { LatestRun } from '../../warehouse/status.ts';
 import { describeHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
+import { failedJobsText } from '../../sync/summary-text.ts';
 import { gatherStatus, type StatusFigures } from '../status-figures.ts';
 import { statusJson } from '../status-json.ts';
 import { configOf, type CommandInput } from '../spec.ts';
@@ -108,7 +109,10 @@ function runState(run: LatestRun, liveness: (runId: string) => Liveness): string
 
 /** The latest run's line: `liveness` says whether a run still marked running has a live process. */
 function latestRunRow(run: LatestRun, liveness: (runId: string) => Liveness): [string, string] {
-  const quarantined = run.quarantined > 0 ? `, quarantined ${run.quarantined}` : '';
+  const quarantined = [
+    run.quarantined > 0 ? `, quarantined ${run.quarantined}` : '',
+    run.failed_jobs > 0 ? `, failed jobs ${run.failed_jobs}` : '',
+  ].join('');
   // Stored, but not in the contract tables: a reader of those alone would miss them.
   const apart = run.stored_apart > 0 ? `, stored apart ${run.stored_apart} (overflow tables)` : '';
   return [
@@ -147,9 +151,17 @@ function notRunning(runId: string, l: Liveness): string {
     : `the last run ${runId} did not finish (its process ended; the next sync records it as died)`;
 }
 
-/** What the run could not store, beside how it ended: its exit code said it (8), status says it too. */
+/**
+ * What the run could not store, beside how it ended (its exit code said it, status says it
+ * too): records it received and refused, and apart the jobs that failed (nothing received).
+ */
 function quarantinedBy(run: LatestRun): string {
   const n = Number(run.quarantined);
-  if (n === 0) return '';
-  return `, ${n} record${n === 1 ? '' : 's'} quarantined (not stored; \`fragsync quarantine\` lists them)`;
+  const jobs = Number(run.failed_jobs);
+  return [
+    n > 0
+      ? `, ${n} record${n === 1 ? '' : 's'} quarantined (not stored; \`fragsync quarantine\` lists them)`
+      : '',
+    jobs > 0 ? `, ${failedJobsText(jobs)}` : '',
+  ].join('');
 }

@@ -98,8 +98,9 @@ async function syncCommand(
     if (parquet && readAll(summary.status))
       console.error(`fragsync sync: exported ${parquetFiles(parquet)} Parquet files to ${parquet}`);
     const quarantined = summary.quarantined.reduce((n, q) => n + q.count, 0);
-    // A failed run's failed jobs are quarantined too: its own line says what matters.
-    if (quarantined > 0 && summary.status !== 'failed')
+    // Records received and not stored (a run's failed jobs are counted apart: its last line
+    // says why they failed).
+    if (quarantined > 0)
       console.error(
         `fragsync sync: ${quarantined === 1 ? '1 record' : `${quarantined} records`} quarantined (not stored): \`fragsync quarantine\` lists them`,
       );
