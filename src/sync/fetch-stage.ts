@@ -60,7 +60,7 @@ export class FetchStage {
     private readonly load: LoadStage,
   ) {
     this.rewalk = new ResetRewalk(frontier, run.log);
-    this.signals = new SimilarSignals(run, frontier);
+    this.signals = new SimilarSignals(run, frontier, () => load.flush());
     this.clock = new RunClock(run, config.freshness, frontier);
     this.gate = new Gate(
       run.mode !== 'nightly',

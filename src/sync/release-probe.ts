@@ -14,7 +14,8 @@
  * Those lists, the surest first, are the probes: bought at once, at the new items' priority.
  * One that names the mover settles it: live, and every guessed list is owed. Three that
  * do not (and none that does) settle the other way: the guessed lists are not bought; the
- * weekly refresh of similar lists bounds what a wrong verdict could leave behind. Until the
+ * weekly refresh of similar lists bounds what a wrong verdict could leave behind. A list read
+ * in the run already is evidence as stored, not bought again (similar-signals.ts). Until the
  * verdict the guessed lists are held here; those still held when the run ends (a cap, a probe
  * that failed, too few probes) are stored as owed (SimilarSignals.settle), so no guess is lost.
  */

@@ -32,11 +32,15 @@ export class SimilarSignals {
   private margin = 1;
   /** Releases and reformulations seen in this run. */
   private readonly movers = new Set<string>();
+  /** Fragrances whose similar list was read in this run (a signal buys none of them again). */
+  private readonly read = new Set<string>();
   readonly probe = new ReleaseProbe();
 
   constructor(
     private readonly run: OpenRun,
     private readonly frontier: Pick<Frontier, 'isNew' | 'signal' | 'takeStale'>,
+    /** Commits what the load stage holds: a list read earlier in this run is then stored. */
+    private readonly flush: () => Promise<void> = async () => undefined,
   ) {}
 
   async open(): Promise<void> {
@@ -63,26 +67,40 @@ export class SimilarSignals {
     const named = [...removed];
     const stale: string[] = [];
     const probes: string[] = [];
+    const lists = new Map<string, { ids: readonly string[]; scores: readonly number[] }>();
+    const own = async (mover: string, list: { ids: readonly string[]; scores: readonly number[] }) => {
+      // A reformulated anchor's list is computed again on any reading: it proves nothing.
+      this.probe.listFailed(mover);
+      const next = this.probe.ownList(mover, await this.sure(mover, list.ids, list.scores));
+      stale.push(...next.owe);
+      for (const p of next.probes) {
+        // A list read in this run is bought by no signal: as a probe it waited for a read that
+        // would not come. What it holds now (read today) is the evidence, for nothing.
+        if (!this.read.has(p)) probes.push(p);
+        else stale.push(...this.probe.listRead(p, (lists.get(p) ?? (await this.stored(p))).ids));
+      }
+    };
     for (const item of items) {
       if (item.kind === 'similar') {
-        // A reformulated anchor's list is computed again on any reading: it proves nothing.
-        if (this.movers.has(item.fragranceId)) this.probe.listFailed(item.fragranceId);
+        this.read.add(item.fragranceId);
+        lists.set(item.fragranceId, item);
+        if (this.movers.has(item.fragranceId)) await own(item.fragranceId, item);
         else stale.push(...this.probe.listRead(item.fragranceId, item.ids));
-        if (this.movers.has(item.fragranceId)) {
-          const sure = await this.sure(item.fragranceId, item.ids, item.scores);
-          const next = this.probe.ownList(item.fragranceId, sure);
-          probes.push(...next.probes);
-          stale.push(...next.owe);
-        }
       }
       if (item.kind !== 'fragrance') continue;
       const reshaped = this.accords?.changed(item.id, item.accords) ?? false;
       if (reshaped) named.push(item.id);
       if (reshaped) stale.push(item.id);
       if (!reshaped && !this.frontier.isNew('fragrance', item.id)) continue;
+      const again = this.movers.has(item.id);
       this.movers.add(item.id);
       const near = await listsNear(this.run.warehouse, item.id, item.accords, this.margin);
       stale.push(...this.probe.guessed(item.id, near));
+      // Its own list was read in this run before the profile showed the change (a list a
+      // capped run left owed is read before any profile is due): the probes come from it now.
+      // Waiting for a read that will not come held its guesses to the run's end, stored owed.
+      if (this.read.has(item.id) && !again)
+        await own(item.id, lists.get(item.id) ?? (await this.stored(item.id)));
     }
     stale.push(...(await listsNaming(this.run.warehouse, named)));
     return [
@@ -107,6 +125,16 @@ export class SimilarSignals {
     // The jobs are not submitted: the run is over. The marks say the lists are owed.
     this.frontier.signal('fragrance', held, 'similar');
     return this.frontier.takeStale();
+  }
+
+  /** A similar list read earlier in this run, as stored once the load stage committed it. */
+  private async stored(id: string): Promise<{ ids: string[]; scores: number[] }> {
+    await this.flush();
+    const rows = await this.run.warehouse.query<{ id: string; score: number }>(
+      sqlFile('signals/own-list.sql'),
+      [id],
+    );
+    return { ids: rows.map((r) => r.id), scores: rows.map((r) => Number(r.score)) };
   }
 
   /**
