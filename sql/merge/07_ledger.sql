@@ -19,7 +19,7 @@ FROM stg_api_call s ANTI JOIN (
 -- merge: updates quarantine | reads stg_quarantine
 UPDATE quarantine x SET run_id = batch_run(), "at" = batch_at()
 FROM (SELECT DISTINCT endpoint, key, reason, raw, scope FROM stg_quarantine) q
-WHERE x.released_at IS NULL AND x.run_id IS DISTINCT FROM batch_run()
+WHERE x.released_at IS NULL AND x.superseded_at IS NULL AND x.run_id IS DISTINCT FROM batch_run()
   AND x.endpoint = q.endpoint AND x.key = q.key AND x.reason = q.reason
   AND x.scope IS NOT DISTINCT FROM q.scope AND x.raw::VARCHAR = q.raw::JSON::VARCHAR;
 
@@ -29,6 +29,7 @@ SELECT batch_run(), batch_at(), q.endpoint, q.key, q.reason, q.raw::JSON, q.scop
 FROM (SELECT DISTINCT endpoint, key, reason, raw, scope FROM stg_quarantine) q
 WHERE NOT EXISTS (
   SELECT 1 FROM quarantine x
-  WHERE x.run_id = batch_run() AND x.endpoint = q.endpoint AND x.key = q.key AND x.reason = q.reason
-    AND x.raw::VARCHAR = q.raw::JSON::VARCHAR
+  WHERE x.run_id = batch_run() AND x.superseded_at IS NULL AND x.endpoint = q.endpoint AND x.key = q.key
+    AND x.reason = q.reason AND x.raw::VARCHAR = q.raw::JSON::VARCHAR
 );
+

@@ -6,5 +6,5 @@ INSERT INTO sync_run_quarantined (run_id, records, failed_jobs)
 SELECT $1,
   count(*) FILTER (WHERE coalesce(scope, 'response') <> 'job')::INTEGER,
   count(*) FILTER (WHERE scope = 'job')::INTEGER
-FROM quarantine WHERE run_id = $1 AND released_at IS NULL
+FROM quarantine WHERE run_id = $1 AND released_at IS NULL AND superseded_at IS NULL
 ON CONFLICT (run_id) DO UPDATE SET records = excluded.records, failed_jobs = excluded.failed_jobs;

@@ -14,7 +14,7 @@ UPDATE quarantine SET released_at = $1::TIMESTAMPTZ WHERE rowid IN (
       ('perfumer', 'perfumer', 'slug'), ('note', 'note', 'slug'), ('chart', 'chart', 'slug')
     ) d(kind, entity, field) ON d.kind = q.endpoint
   LEFT JOIN sync_items i ON i.entity = d.entity AND i.key = (q.raw->>d.field)
-  WHERE q.released_at IS NULL AND q.scope = 'job' AND (
+  WHERE q.released_at IS NULL AND q.superseded_at IS NULL AND q.scope = 'job' AND (
     (CASE q.endpoint
        WHEN 'fragranceProfile' THEN i.fetched_profile
        WHEN 'fragranceSimilar' THEN i.fetched_similar

@@ -186,15 +186,17 @@ Reads the warehouse read-only.`,
     name: 'quarantine',
     summary: 'list the records a sync could not store; --revalidate loads those that now pass',
     description: `Lists the records in quarantine, newest first: what a sync received but could not store
-(a missing key, a wrong type), with the endpoint, the key, the reason and when; --payload adds
-the payload as the service sent it, --all the records already released. --revalidate checks
-every pending record again with this version's schemas and loads those that now pass (a
-stored answer is played back through the job that read it: no call is made), then says how
-many were released and how many remain. A sync that quarantined anything exits 8.`,
+(a missing key, a wrong type), with the endpoint, the key, the reason and when, and the jobs
+that failed (scope job: nothing received, to fetch again by the next sync); --payload adds
+the payload as the service sent it, --all the rows already closed (released: stored since;
+superseded: a later answer of the same record stands for it). --revalidate checks every
+pending record again with this version's schemas and loads those that now pass (a stored
+answer is played back through the job that read it: no call is made), then says how many
+were released and how many remain. A sync that quarantined anything exits 8.`,
     config: ['db'],
     options: [
       { flags: '--payload', help: 'add the payload as received (JSON)' },
-      { flags: '--all', help: 'also the records a re-validation already released' },
+      { flags: '--all', help: 'also the rows already released or superseded' },
       { flags: '--revalidate', help: 'check every pending record again; load those that now pass' },
       ...QUERY_OUTPUT,
     ],

@@ -2,6 +2,7 @@ import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { ledgerQuota, ledgerToday, type LedgerQuota } from '../warehouse/ledger-day.ts';
 import { runningStates } from '../warehouse/run-liveness.ts';
+import { OPEN } from '../warehouse/quarantine.ts';
 
 /** A small result for the page: column names and rows of JSON-safe values. */
 export interface Grid {
@@ -59,7 +60,7 @@ export async function readWarehouseFigures(
   // apart the jobs that failed (scope 'job': nothing received, to fetch again by the next sync).
   const [total] = await wh.query<{ n: number; jobs: number }>(
     `SELECT count(*) FILTER (WHERE ${RECORD})::INTEGER AS n, count(*) FILTER (WHERE NOT ${RECORD})::INTEGER AS jobs
-     FROM quarantine WHERE released_at IS NULL`,
+     FROM quarantine WHERE ${OPEN}`,
   );
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra, running })),
@@ -74,12 +75,12 @@ export async function readWarehouseFigures(
       byEndpoint: await grid(
         wh,
         `SELECT endpoint, count(*)::INTEGER AS records, strftime(max("at"), '%Y-%m-%d %H:%M:%S') AS latest_utc
-         FROM quarantine WHERE released_at IS NULL AND ${RECORD} GROUP BY endpoint ORDER BY records DESC, endpoint`,
+         FROM quarantine WHERE ${OPEN} AND ${RECORD} GROUP BY endpoint ORDER BY records DESC, endpoint`,
       ),
       latest: await grid(
         wh,
         `SELECT strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, endpoint, key, reason
-         FROM quarantine WHERE released_at IS NULL AND ${RECORD} ORDER BY "at" DESC LIMIT 10`,
+         FROM quarantine WHERE ${OPEN} AND ${RECORD} ORDER BY "at" DESC LIMIT 10`,
       ),
     },
   };

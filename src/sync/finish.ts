@@ -14,6 +14,7 @@ import {
   quarantinedInRun,
   releaseFetchedJobs,
   releaseFetchedSince,
+  supersedeQuarantined,
 } from '../warehouse/quarantine.ts';
 
 /**
@@ -86,6 +87,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   await driver.settle?.();
   await load.close();
   const { warehouse } = run;
+  // A record this run quarantined again with another answer: its older rows are superseded.
+  await supersedeQuarantined(warehouse, new Date());
   // What earlier runs quarantined and this one stored after all (the nightly asks again).
   const released = await releaseFetchedSince(warehouse, new Date());
   // Jobs of earlier runs that failed (the service unreachable), whose work this one did.

@@ -5,11 +5,18 @@ import { FETCHED_COLUMN } from './state-types.ts';
 
 /**
  * The quarantine table as the run summary, `fragsync quarantine` and its re-validation read
- * it. A row is pending until `released_at` says a re-validation loaded it. "at" is a
+ * it. A row is pending until `released_at` says it was stored after all, or `superseded_at`
+ * that a later answer of the record was quarantined in its place. "at" is a
  * reserved word in DuckDB's parser: always quoted.
  */
 
 type Queryable = Pick<WarehouseHandle, 'query'>;
+
+/**
+ * A row still open: not released (stored since), nor superseded (a later answer of the same
+ * record was quarantined too: that row stands for it, sql/merge/07_ledger.sql).
+ */
+export const OPEN = 'released_at IS NULL AND superseded_at IS NULL';
 
 /**
  * Endpoints whose whole answer one job reads in one call, with the dataset it stores for the
@@ -40,7 +47,7 @@ export interface EndpointCount {
  * The rows of one run still open (not released), as the run's end counts them: its records
  * (received, not stored), and apart the jobs that failed (scope 'job': nothing was received).
  */
-const OPEN_OF_RUN = 'run_id = ? AND released_at IS NULL';
+const OPEN_OF_RUN = `run_id = ? AND ${OPEN}`;
 const IS_JOB = "scope = 'job'";
 
 /** What one run left in quarantine, per endpoint as recorded (the API's path template for a response). */
@@ -79,9 +86,11 @@ export async function flaggedInRun(wh: Queryable, runId: string): Promise<Endpoi
 /** The listing of `fragsync quarantine`: pending rows (all with `all`), newest first. */
 export function quarantineListSql(opts: { payload: boolean; all: boolean }): string {
   return `SELECT endpoint, key, reason, strftime("at", '%Y-%m-%d %H:%M:%S') AS at_utc, run_id, scope${
-    opts.all ? `, strftime(released_at, '%Y-%m-%d %H:%M:%S') AS released_utc` : ''
+    opts.all
+      ? `, strftime(released_at, '%Y-%m-%d %H:%M:%S') AS released_utc, strftime(superseded_at, '%Y-%m-%d %H:%M:%S') AS superseded_utc`
+      : ''
   }${opts.payload ? ', raw AS payload' : ''}
-FROM quarantine${opts.all ? '' : ' WHERE released_at IS NULL'}
+FROM quarantine${opts.all ? '' : ` WHERE ${OPEN}`}
 ORDER BY "at" DESC, endpoint, key`;
 }
 
@@ -107,7 +116,7 @@ export async function pendingQuarantine(wh: Queryable): Promise<PendingRow[]> {
     raw: string | null;
   }>(
     `SELECT rowid, run_id, epoch_ms("at") AS at_ms, endpoint, key, scope, raw::VARCHAR AS raw
-     FROM quarantine WHERE released_at IS NULL ORDER BY "at", rowid`,
+     FROM quarantine WHERE ${OPEN} ORDER BY "at", rowid`,
   );
   return rows.map((r) => ({
     rowid: Number(r.rowid),
@@ -140,7 +149,7 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
        SELECT q.rowid FROM quarantine q
        JOIN (VALUES ${stored}) m(endpoint, entity, col) ON m.endpoint = q.endpoint
        JOIN sync_items i ON i.entity = m.entity AND i.key = q.key
-       WHERE q.released_at IS NULL AND coalesce(q.scope, 'response') = 'response'
+       WHERE q.released_at IS NULL AND q.superseded_at IS NULL AND coalesce(q.scope, 'response') = 'response'
          AND (CASE m.col ${fetched} END) > q."at"
          AND NOT EXISTS (
            SELECT 1 FROM quarantine n
@@ -160,6 +169,14 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
  */
 export async function releaseFetchedJobs(wh: Queryable, at: Date): Promise<number> {
   return (await wh.query(sqlFile('runs/release-jobs.sql'), [at.toISOString()])).length;
+}
+
+/**
+ * Closes the older open rows of each record quarantined again with another answer
+ * (sql/runs/supersede.sql): the latest answer's rows stand for it. Returns how many.
+ */
+export async function supersedeQuarantined(wh: Queryable, at: Date): Promise<number> {
+  return (await wh.query(sqlFile('runs/supersede.sql'), [at.toISOString()])).length;
 }
 
 /** Marks rows loaded after all: they stay, for the record, but are no longer pending. */

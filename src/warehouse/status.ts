@@ -71,7 +71,7 @@ export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun
             AND NOT (sync_runs.status = 'running' AND coalesce(q.scope = 'job', false))))::INTEGER AS quarantined,
        coalesce((SELECT k.failed_jobs FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
          (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id AND sync_runs.status = 'running'
-            AND q.scope = 'job' AND q.released_at IS NULL), 0)::INTEGER AS failed_jobs,
+            AND q.scope = 'job' AND q.released_at IS NULL AND q.superseded_at IS NULL), 0)::INTEGER AS failed_jobs,
        (${STORED_APART_SQL})::INTEGER AS stored_apart
      FROM sync_runs LEFT JOIN sync_run_modes m USING (run_id) ORDER BY started_at DESC LIMIT 1`,
   );

@@ -94,7 +94,8 @@ export async function readClocks(all: (sql: string) => Promise<unknown[]>): Prom
 async function oweQuarantined(db: Db, items: ItemState[]): Promise<QuarantineOwed[]> {
   const open = await db.all<{ endpoint: string; key: string; at_ms: bigint | number }>(
     `SELECT endpoint, key, epoch_ms(max("at")) AS at_ms FROM quarantine
-     WHERE released_at IS NULL AND coalesce(scope, 'response') = 'response' AND key <> '' GROUP BY 1, 2`,
+     WHERE released_at IS NULL AND superseded_at IS NULL AND coalesce(scope, 'response') = 'response' AND key <> ''
+     GROUP BY 1, 2`,
   );
   const owed: QuarantineOwed[] = [];
   if (open.length === 0) return owed;

@@ -11,7 +11,8 @@ import { tempDir } from '../helpers/tmp.ts';
 /**
  * Released from quarantine means stored. A record the next day's nightly fetches again and
  * refuses again, with another payload (its score drifted), is still missing from the mirror:
- * its earlier row stays open, and the summary does not count it released. Before, that
+ * its earlier row is not released (it is superseded by the newer one, which stays open), and
+ * the summary does not count it released. Before, that
  * nightly said 'released from quarantine: 1' of the record it had just quarantined again.
  * A record the service sends valid after all (fixed upstream) is still released.
  */
@@ -59,15 +60,17 @@ describe('a record quarantined again the next day', () => {
     expect(nightly.code, nightly.stderr).toBe(EXIT.quarantined);
     const summary = JSON.parse(nightly.stdout);
     expect(summary.released).toBe(1);
-    // The broken record was answered again, with another payload: a second row.
-    const rows = await read<{ open: boolean; latest: boolean }>(
-      `SELECT released_at IS NULL AS open, run_id = (SELECT max(run_id) FROM sync_runs) AS latest
+    // The broken record was answered again, with another payload: a second row, which
+    // supersedes the first (closed, not released: the record is still not stored).
+    const rows = await read<{ released: boolean; superseded: boolean; latest: boolean }>(
+      `SELECT released_at IS NOT NULL AS released, superseded_at IS NOT NULL AS superseded,
+         run_id = (SELECT max(run_id) FROM sync_runs) AS latest
        FROM quarantine WHERE key = ? ORDER BY "at"`,
       [broken],
     );
     expect(rows).toEqual([
-      { open: true, latest: false },
-      { open: true, latest: true },
+      { released: false, superseded: true, latest: false },
+      { released: false, superseded: false, latest: true },
     ]);
     // Its profile was never stored: the row the list made has no year.
     const stored = await read<{ year: number | null }>('SELECT year FROM fragrances WHERE id = ?', [broken]);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseFetchedJobs } from '../../src/warehouse/quarantine.ts';
+import { releaseFetchedJobs, supersedeQuarantined } from '../../src/warehouse/quarantine.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -97,6 +97,36 @@ describe('failed jobs released by what a later sync fetched', () => {
       ]);
       // Released rows are not released again (their time stays).
       expect(await releaseFetchedJobs(wh, new Date())).toBe(0);
+    } finally {
+      await wh.close();
+    }
+  });
+});
+
+describe('a record quarantined again with another answer supersedes its older rows', () => {
+  it("the latest answer's rows stay open (a list's entries all), a keyless row and other scopes alone", async () => {
+    const wh = await Warehouse.open(join(dir.path, 's.duckdb'), {});
+    try {
+      const row = (at: string, endpoint: string, key: string, scope: string, raw: unknown) =>
+        wh.query(
+          `INSERT INTO quarantine (run_id, "at", endpoint, key, reason, raw, scope)
+           VALUES ('r', ?::TIMESTAMPTZ, ?, ?, 'refused', ?::JSON, ?)`,
+          [at, endpoint, key, JSON.stringify(raw), scope],
+        );
+      const similar = '/v1/fragrances/{id}/similar';
+      await row(T0, similar, 'f1', 'entry', { e: 1 });
+      await row(T0, similar, 'f1', 'entry', { e: 2 });
+      await row(T1, similar, 'f1', 'entry', { e: 3 });
+      await row(T1, similar, 'f1', 'entry', { e: 4 });
+      await row(T0, similar, 'f1', 'response', { whole: 1 });
+      await row(T0, 'loader', '', 'item', { a: 1 });
+      await row(T1, 'loader', '', 'item', { a: 2 });
+      expect(await supersedeQuarantined(wh, new Date(T1))).toBe(2);
+      const open = await wh.query<{ raw: string }>(
+        `SELECT raw::VARCHAR AS raw FROM quarantine WHERE superseded_at IS NULL ORDER BY raw::VARCHAR`,
+      );
+      expect(open.map((r) => r.raw)).toEqual(['{"a":1}', '{"a":2}', '{"e":3}', '{"e":4}', '{"whole":1}']);
+      expect(await supersedeQuarantined(wh, new Date())).toBe(0);
     } finally {
       await wh.close();
     }
