@@ -53,7 +53,7 @@ export async function runSync(deps: SyncDeps): Promise<SyncSummary> {
     stageMark('start the driver');
     driver = await deps.makeDriver(fetch.driverContext(client, deps.governor));
     stageMark('fetch');
-    const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt);
+    const fetched = await fetch.fetch(driver, deps.onTick, deps.interrupt, deps.tickMs);
     return await finishRun(run, { config, fetched, frontier, load, driver, governor: deps.governor });
   } catch (err) {
     failed = true;

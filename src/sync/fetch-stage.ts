@@ -121,12 +121,13 @@ export class FetchStage {
     driver: QueueDriver,
     onTick?: (tick: SyncTick) => void,
     interrupt?: AbortSignal,
+    tickMs = 1000,
   ): Promise<FetchResult> {
     this.driver = driver;
     await this.signals.open().finally(() => this.opened());
     const meter = this.client?.occupancy;
     meter?.start(() => idleReason(this.driver, this.gate));
-    const ticker = setInterval(() => onTick?.(this.tick()), 1000);
+    const ticker = setInterval(() => onTick?.(this.tick()), tickMs);
     const onInterrupt = () => {
       this.result.interrupted = true;
       this.pause.stop(); // no new call after an interrupt, a recheck neither

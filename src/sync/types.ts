@@ -20,6 +20,8 @@ export interface SyncDeps {
   makeDriver: (ctx: DriverContext) => Promise<QueueDriver>;
   /** Called about once a second with the live state, for the progress line. */
   onTick?: (tick: SyncTick) => void;
+  /** Between two onTick calls, ms (default 1000); tests that read the ticks may shorten it. */
+  tickMs?: number;
   /**
    * Aborted to stop the run early (the first SIGINT/SIGTERM): no job is taken after it, the
    * jobs in hand finish (their calls are paid; throwing them away would pay them again next

@@ -13,6 +13,8 @@ export interface TestSyncOptions {
   flags?: Record<string, string | boolean>;
   apiKey?: string;
   onTick?: (t: SyncTick) => void;
+  /** Between two ticks, ms (SyncDeps.tickMs; 1000 when not given). */
+  tickMs?: number;
   /** Collects pino JSON lines when given. */
   logLines?: string[];
 }
@@ -55,6 +57,7 @@ export async function runTestSync(o: TestSyncOptions): Promise<SyncSummary> {
       governor: runtime.governor,
       makeDriver: runtime.makeDriver,
       onTick: o.onTick,
+      tickMs: o.tickMs,
       opening,
     });
   } finally {
