@@ -48,8 +48,9 @@ export function readAll(status: string): boolean {
 }
 
 /**
- * How a run that read everything ended: 'completed_with_quarantine' when records of it are
- * still in quarantine (what the summary counts, read after releases); any other cause as it is.
+ * How a run that read everything ended: 'completed_with_quarantine' when records of it (or,
+ * for a full run that completes its cycle, of the cycle's earlier runs) are still in quarantine
+ * (what the summary counts, read after releases); any other cause as it is.
  */
 export function withQuarantine(status: RunStatus, quarantined: number): RunStatus {
   return status === 'completed' && quarantined > 0 ? 'completed_with_quarantine' : status;

@@ -11,6 +11,7 @@ import type { OpenRun } from './types.ts';
 import { stageMark } from './stage-marks.ts';
 import {
   failedJobsInRun,
+  openOfEarlierCycleRuns,
   quarantinedInRun,
   releaseFetchedJobs,
   releaseFetchedSince,
@@ -23,7 +24,8 @@ import {
  * never as the service's fault); then an interrupt (SIGINT, SIGTERM); a quota pause the run
  * was told not to wait through is quota_exhausted; jobs that failed with the service
  * unreachable make it failed; otherwise it completed (finishRun makes that
- * 'completed_with_quarantine' when records of the run are still in quarantine at its end).
+ * 'completed_with_quarantine' when records of the run, or for a full run that completes its
+ * cycle of the cycle's earlier runs, are still in quarantine at its end).
  */
 export function runStatus(fetched: FetchResult, pausedUntil: Date | null, waitForQuota: boolean): RunStatus {
   if (fetched.stop) return fetched.stop.reason;
@@ -98,7 +100,15 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   // that read the rest: nothing of them is stored either).
   const quarantined = await quarantinedInRun(warehouse, run.runId);
   const failedJobs = await failedJobsInRun(warehouse, run.runId);
-  const status = withQuarantine(read, quarantined.reduce((n, e) => n + e.count, 0) + failedJobs);
+  // A full run that completes its cycle answers for the cycle's mirror: what its earlier runs
+  // left open (it did not ask those records again, the cycle had them) is missing as well. A
+  // nightly asks every open record again: what is still open is its own.
+  const earlier =
+    run.mode !== 'nightly' && read === 'completed'
+      ? await openOfEarlierCycleRuns(warehouse, run.runId)
+      : { records: 0, failedJobs: 0 };
+  const open = quarantined.reduce((n, e) => n + e.count, 0) + failedJobs;
+  const status = withQuarantine(read, open + earlier.records + earlier.failedJobs);
   stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
@@ -128,6 +138,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     refetched,
     quarantined,
     failedJobs,
+    earlierInCycle: earlier,
     removalsConfirmed: fetched.removalsConfirmed,
     wrongBaseUrl: status === 'failed' && fetched.firstFailureCode === 'NOT_FOUND',
   });

@@ -27,9 +27,12 @@ export function formatSummary(s: SyncSummary): string {
   const short = s.status === 'completed_with_quarantine';
   const held = short ? s.quarantined.reduce((n, e) => n + e.count, 0) : 0;
   const jobs = short ? s.failedJobs : 0;
+  // A run that completed its cycle answers for what the cycle's earlier runs left open too.
+  const earlier = short ? s.earlierInCycle.records + s.earlierInCycle.failedJobs : 0;
   const unstored = [
     held > 0 ? `, ${held} record${held === 1 ? '' : 's'} quarantined (not stored)` : '',
     jobs > 0 ? `, ${failedJobsText(jobs)}` : '',
+    earlier > 0 ? `, ${earlier} left in quarantine by earlier runs of this cycle` : '',
   ].join('');
   lines.push(
     `run ${s.runId}: ${short ? 'ended' : s.status}${unstored} in ${(s.durationMs / 1000).toFixed(1)} s`,
@@ -73,6 +76,7 @@ export function formatSummary(s: SyncSummary): string {
   lines.push(
     ...countLines(s.quarantined, 'quarantined records', 'not stored; `fragsync quarantine` lists them'),
   );
+  lines.push(...earlierLines(s.earlierInCycle));
   if (s.released > 0)
     lines.push(
       '',
@@ -113,6 +117,16 @@ function tableLines(s: SyncSummary): string[] {
 /** Jobs that failed, as the run line, `status` and the dashboard name them (not records: nothing was received). */
 export function failedJobsText(n: number): string {
   return `${n} failed job${n === 1 ? '' : 's'} (to fetch again by the next sync)`;
+}
+
+/** What the cycle's earlier runs left open in quarantine, in its own line (a run that completed the cycle). */
+function earlierLines({ records, failedJobs }: SyncSummary['earlierInCycle']): string[] {
+  if (records + failedJobs === 0) return [];
+  const what = [
+    records > 0 ? `${records} record${records === 1 ? '' : 's'} in quarantine, not stored` : '',
+    failedJobs > 0 ? failedJobsText(failedJobs) : '',
+  ].filter((w) => w !== '');
+  return ['', `earlier runs of this cycle left ${what.join(' and ')} (\`fragsync quarantine\`)`];
 }
 
 /** "quarantined: 3 records", then a line per endpoint with its count and one example reason. */

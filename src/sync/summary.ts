@@ -4,7 +4,7 @@ import type { Cost } from '../plan/cost-model.ts';
 import { buildPlan } from '../plan/plan.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import type { RunChanges } from '../warehouse/run-changes.ts';
-import { flaggedInRun, type EndpointCount } from '../warehouse/quarantine.ts';
+import { flaggedInRun, type CycleOpen, type EndpointCount } from '../warehouse/quarantine.ts';
 import { readAll, type RunStatus } from '../domain/run.ts';
 import {
   catalogueMinimum,
@@ -83,6 +83,12 @@ export interface SyncSummary {
    * received; the next sync fetches their work again), counted apart from records.
    */
   failedJobs: number;
+  /**
+   * A full run that completed its cycle: what the cycle's earlier runs left open in quarantine
+   * at its end (records, and apart failed jobs), not asked again by this run and missing from
+   * the mirror all the same, so the run is 'completed_with_quarantine' too. Zero otherwise.
+   */
+  earlierInCycle: CycleOpen;
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
   released: number;
   /** Failed jobs of earlier runs (quarantine rows of scope 'job') whose work this run did. */
@@ -135,6 +141,8 @@ export interface SummaryInput {
   quarantined: EndpointCount[];
   /** Its failed jobs still open in quarantine (failedJobsInRun). Default 0. */
   failedJobs?: number;
+  /** Open rows of the cycle's earlier runs (openOfEarlierCycleRuns). Default none. */
+  earlierInCycle?: CycleOpen;
   /** The run failed because its lists answered 404: the base URL is wrong (finish.ts). */
   wrongBaseUrl?: boolean;
 }
@@ -203,6 +211,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     inFlight: input.inFlight ?? null,
     quarantined: input.quarantined,
     failedJobs: input.failedJobs ?? 0,
+    earlierInCycle: input.earlierInCycle ?? { records: 0, failedJobs: 0 },
     released: input.released ?? 0,
     refetched: input.refetched ?? 0,
     wrongBaseUrl: input.wrongBaseUrl ?? false,

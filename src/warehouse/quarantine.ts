@@ -1,5 +1,6 @@
 import type { Dataset, EntityKind } from '../domain/entities.ts';
 import type { WarehouseHandle } from './handle.ts';
+import { CYCLE_END, withCycle } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import { FETCHED_COLUMN } from './state-types.ts';
 
@@ -67,6 +68,33 @@ export async function failedJobsInRun(wh: Queryable, runId: string): Promise<num
     [runId],
   );
   return Number(row?.n ?? 0);
+}
+
+/** Open rows of a cycle's earlier runs: records received and not stored, and apart failed jobs. */
+export interface CycleOpen {
+  records: number;
+  failedJobs: number;
+}
+
+/**
+ * What the earlier full runs of run `runId`'s cycle (CTE cycle_runs, sql/runs/cycle-runs.sql)
+ * left open in quarantine, as the run that completes the cycle counts it at its end (after
+ * its releases): records it did not ask again, since the cycle had fetched them already, are
+ * missing from the mirror all the same. Rows of runs before the cycle are not counted (a new
+ * cycle asks everything again; what it still cannot store is its own), nor nightly runs'.
+ */
+export async function openOfEarlierCycleRuns(wh: Queryable, runId: string): Promise<CycleOpen> {
+  const [row] = await wh.query<{ records: number; jobs: number }>(
+    withCycle(
+      CYCLE_END.AT_RUN,
+      `SELECT count(*) FILTER (WHERE NOT coalesce(${IS_JOB}, false))::INTEGER AS records,
+         count(*) FILTER (WHERE ${IS_JOB})::INTEGER AS jobs
+       FROM quarantine WHERE ${OPEN} AND run_id <> $1 AND run_id IN (SELECT run_id FROM cycle_runs)`,
+      false,
+    ),
+    [runId],
+  );
+  return { records: Number(row?.records ?? 0), failedJobs: Number(row?.jobs ?? 0) };
 }
 
 /**
