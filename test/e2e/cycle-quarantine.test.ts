@@ -66,6 +66,10 @@ describe.each([inProcess, bullmq])(
           EXIT.quarantined,
           0,
         ]);
+        // Its text says why it is not 'completed' though it quarantined nothing itself.
+        expect((await fragsync(['status', '--db', db])).stdout).toContain(
+          ', records earlier runs of its cycle quarantined are still not stored',
+        );
         const runs = JSON.parse((await fragsync(['runs', '--db', db, '--json'])).stdout);
         expect(runs.map((r: { cause: string; exit_code: number }) => [r.cause, r.exit_code])).toEqual([
           ['completed_with_quarantine', EXIT.quarantined],

@@ -163,5 +163,9 @@ function quarantinedBy(run: LatestRun): string {
       ? `, ${n} record${n === 1 ? '' : 's'} quarantined (not stored; \`fragsync quarantine\` lists them)`
       : '',
     jobs > 0 ? `, ${failedJobsText(jobs)}` : '',
+    // Nothing of its own: it completed a full cycle whose earlier runs left records open.
+    n === 0 && jobs === 0 && run.status === 'completed_with_quarantine'
+      ? ', records earlier runs of its cycle quarantined are still not stored (`fragsync quarantine` lists them)'
+      : '',
   ].join('');
 }

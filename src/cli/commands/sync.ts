@@ -104,6 +104,12 @@ async function syncCommand(
       console.error(
         `fragsync sync: ${quarantined === 1 ? '1 record' : `${quarantined} records`} quarantined (not stored): \`fragsync quarantine\` lists them`,
       );
+    // A full run that completed a cycle whose earlier runs left records open: exit 8 all the same.
+    const earlier = summary.earlierInCycle.records;
+    if (earlier > 0)
+      console.error(
+        `fragsync sync: earlier runs of this cycle left ${earlier === 1 ? '1 record' : `${earlier} records`} in quarantine (not stored): \`fragsync quarantine\` lists them`,
+      );
     // Why the run ended is the last line (a quota stop, a cap, a failed run: where the service
     // was looked for and what to check, sync/finish.ts).
     const ended = endLine(summary);
