@@ -29,6 +29,9 @@ export function statusJson(s: StatusFigures): string {
     quotaReserveCalls: g?.reserve ?? null,
     quotaRemainingCallsLedger: f?.lastQuota?.remaining ?? null,
     quotaLedgerSentAt: f?.lastQuota?.sent ?? null,
+    // The reading's service day is over: the quota was renewed at quotaLedgerResetAt since.
+    quotaLedgerRenewed: f?.lastQuota ? f.lastQuota.renewed : null,
+    quotaLedgerResetAt: f?.lastQuota?.resetAt.toISOString() ?? null,
     callsInFlight: g?.inFlight ?? null,
     centsTodayLedger: f?.spend.cents ?? null,
     callsTodayLedger: f?.spend.calls ?? null,

@@ -3,10 +3,12 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { oneLine } from '../errors.ts';
 import { createRedisGovernor } from '../governor/index.ts';
-import type { GovernorLimits, GovernorStatus } from '../governor/types.ts';
+import type { GovernorLimits } from '../governor/types.ts';
 import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, type RunInfo } from '../queue/fetch-worker.ts';
 import { createLogger } from '../util/logger.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
+import { readWithLiveness } from '../warehouse/run-liveness.ts';
+import { headline, inProcessRun, runCard, type FigureSource, type RunCard } from './headline.ts';
 import { readWarehouseFigures, type WarehouseFigures } from './warehouse-figures.ts';
 
 /**
@@ -45,6 +47,14 @@ export interface Overview {
     reserve: number;
     from: FigureSource;
     asOf: string | null;
+    /**
+     * From the warehouse only: that reading's service day is over (the quota was renewed at
+     * `resetAt`); `remaining` is then null (the ledger keeps no limit) and `lastSeen` (on the
+     * service's day `lastSeenDay`) what the service last answered.
+     */
+    renewed: boolean;
+    lastSeen: number | null;
+    lastSeenDay: string | null;
   };
   pausedUntil: string | null;
   spend: {
@@ -58,6 +68,8 @@ export interface Overview {
     callsThisRun: number;
     inFlight: number;
   };
+  /** What the "This run" card can say (headline.ts). */
+  thisRun: RunCard;
   queues: QueueDepth[];
   warehouse: {
     path: string;
@@ -66,51 +78,6 @@ export interface Overview {
     message: string | null;
     readAt: string | null;
     figures: WarehouseFigures | null;
-  };
-}
-
-/** Where a headline figure was read: the governor's state in Redis, or the warehouse's ledger. */
-export type FigureSource = 'redis' | 'warehouse';
-
-/**
- * The headline's quota and spend: the governor's in Redis, or, where Redis has no governor
- * state on this prefix (no call seen through it, nothing spent today, no run enqueued: the
- * syncs ran without Redis), the warehouse ledger's, as `status` reads them (ledger-day.ts).
- */
-function headline(
-  s: GovernorStatus,
-  running: boolean,
-  figures: WarehouseFigures | null,
-): { quota: Overview['quota']; spend: Pick<Overview['spend'], 'centsToday' | 'centsTodayFrom' | 'day'> } {
-  const live = s.limit !== null || s.centsToday > 0 || running;
-  const fromRedis = {
-    quota: {
-      limit: s.limit,
-      remaining: s.remaining,
-      resetAt: s.resetAt?.toISOString() ?? null,
-      reserve: s.reserve,
-      from: 'redis' as const,
-      asOf: null,
-    },
-    spend: { centsToday: s.centsToday, centsTodayFrom: 'redis' as const, day: null },
-  };
-  if (live || !figures) return fromRedis;
-  const q = figures.lastQuota;
-  return {
-    quota: q
-      ? {
-          ...fromRedis.quota,
-          remaining: q.remaining,
-          resetAt: q.resetAt.toISOString(),
-          from: 'warehouse',
-          asOf: q.sent,
-        }
-      : fromRedis.quota,
-    spend: {
-      centsToday: figures.ledgerToday.cents,
-      centsTodayFrom: 'warehouse',
-      day: figures.ledgerToday.day,
-    },
   };
 }
 
@@ -193,8 +160,11 @@ export function overviewSource(opts: {
           };
         }),
       );
-      const wh = await warehouse(at);
+      // The writer lock around the read: a sync running in-process holds it (run-liveness.ts).
+      const seen = await readWithLiveness(dbPath, () => warehouse(at));
+      const wh = seen.value;
       const top = headline(s, info !== null, wh.figures);
+      const thisRun = runCard(top.live, inProcessRun(seen, info?.runId ?? null), wh.figures);
       const paused =
         s.pausedUntil && s.pausedUntil.getTime() > Date.now() ? s.pausedUntil.toISOString() : null;
       return {
@@ -212,6 +182,7 @@ export function overviewSource(opts: {
           callsThisRun: s.callsThisRun,
           inFlight: s.inFlight,
         },
+        thisRun,
         queues: depths,
         warehouse: wh,
       };

@@ -48,33 +48,53 @@ function table(name: string, g: Grid, empty: string): string {
   return `<table data-table="${esc(name)}" data-rows="${g.rows.length}"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
+/** The "This run" card: Redis's run figures, or without them what a run is doing (headline.ts). */
+function runCardHtml(o: Overview): string {
+  const s = o.spend;
+  const t = o.thisRun;
+  const cap = `cap ${figure('cap-run', s.maxCentsPerRun, s.maxCentsPerRun === null ? 'none' : `${num(s.maxCentsPerRun)} ¢`)}`;
+  if (t.from === 'in-process')
+    return `<div class="card"><h2>This run</h2>
+    <p class="big">${figure('run-state', 'in-process', 'Running')}</p>
+    <p>sync run ${figure('run-id', t.runId)} in-process (pid ${esc(t.pid)} on ${esc(t.host)}), holding the warehouse</p>
+    <p class="small">its live calls and cents are in its own progress line: they live in its process's memory, which the dashboard cannot read (no governor state in Redis) · ${cap}</p></div>`;
+  if (t.from === 'warehouse')
+    return `<div class="card"><h2>This run</h2>
+    <p class="big">${figure('run-state', 'none', 'No run going on')}</p>
+    <p>${t.last ? `last run ${figure('run-id', t.last.runId)} (${esc(t.last.status)}): ${figure('last-run-calls', t.last.calls)} calls, ${figure('last-run-cents', t.last.cents)} ¢` : 'no run recorded in this warehouse'}</p>
+    <p class="small">read from the warehouse (no governor state in Redis) · ${cap}</p></div>`;
+  return `<div class="card"><h2>This run</h2>
+    <p class="big">${figure('cents-run', s.centsThisRun)} ¢</p>
+    <p>${figure('calls-run', s.callsThisRun)} calls · ${cap}</p>
+    ${bar(s.centsThisRun, s.maxCentsPerRun)}
+    <p class="small">${o.run ? `${esc(o.run.runId)} on ${esc(o.run.baseUrl)}` : 'no run going on: the last one, caps from the dashboard’s config'}</p></div>`;
+}
+
 function cards(o: Overview): string {
   const q = o.quota;
   const s = o.spend;
   const paused = o.pausedUntil !== null;
   // Without governor state in Redis (syncs ran without it), read from the warehouse's ledger.
   const quotaFrom =
-    q.from === 'warehouse'
-      ? `<p class="small">${figure('quota-source', q.from, 'read from the warehouse')}: the last the service answered, as of ${figure('quota-as-of', q.asOf, time(q.asOf))}; quota left may have changed since</p>`
-      : '';
+    q.from !== 'warehouse'
+      ? ''
+      : q.renewed
+        ? `<p class="small">${figure('quota-source', q.from, 'read from the warehouse')}: ${figure('quota-renewed', 'renewed', 'renewed')} at the service's midnight since: reset at ${time(q.resetAt)}; last seen ${figure('quota-last-seen', q.lastSeen)} on the service's day ${esc(q.lastSeenDay)} (as of ${figure('quota-as-of', q.asOf, time(q.asOf))}); the ledger keeps no limit, so what is left now is not known here</p>`
+        : `<p class="small">${figure('quota-source', q.from, 'read from the warehouse')}: the last the service answered, as of ${figure('quota-as-of', q.asOf, time(q.asOf))}; quota left may have changed since</p>`;
   const spendFrom =
     s.centsTodayFrom === 'warehouse'
       ? `<p class="small">${figure('cents-today-source', s.centsTodayFrom, 'read from the warehouse')}: its ledger, the service's day ${esc(s.day)} (no governor state in Redis)</p>`
       : '';
   return `<section class="cards">
   <div class="card"><h2>Quota left</h2>
-    <p class="big">${figure('quota-remaining', q.remaining)}</p>
+    <p class="big">${figure('quota-remaining', q.remaining, q.renewed ? `renewed since ${time(q.resetAt)}` : undefined)}</p>
     <p>of ${figure('quota-limit', q.limit)} a day · reserve ${figure('quota-reserve', q.reserve)}</p>
     <p>resets ${figure('quota-reset', q.resetAt, time(q.resetAt))}</p>${quotaFrom}</div>
   <div class="card"><h2>Spent today (UTC)</h2>
     <p class="big">${figure('cents-today', s.centsToday)} ¢</p>${spendFrom}
     <p>cap ${figure('cap-day', s.maxCentsPerDay, s.maxCentsPerDay === null ? 'none' : `${num(s.maxCentsPerDay)} ¢`)}</p>
     ${bar(s.centsToday, s.maxCentsPerDay)}</div>
-  <div class="card"><h2>This run</h2>
-    <p class="big">${figure('cents-run', s.centsThisRun)} ¢</p>
-    <p>${figure('calls-run', s.callsThisRun)} calls · cap ${figure('cap-run', s.maxCentsPerRun, s.maxCentsPerRun === null ? 'none' : `${num(s.maxCentsPerRun)} ¢`)}</p>
-    ${bar(s.centsThisRun, s.maxCentsPerRun)}
-    <p class="small">${o.run ? `${esc(o.run.runId)} on ${esc(o.run.baseUrl)}` : 'no run going on: the last one, caps from the dashboard’s config'}</p></div>
+  ${runCardHtml(o)}
   <div class="card ${paused ? 'paused' : ''}"><h2>State</h2>
     <p class="big">${figure('state', paused ? 'paused' : 'running', paused ? 'Paused' : 'Not paused')}</p>
     <p>${paused ? `until ${figure('paused-until', o.pausedUntil, time(o.pausedUntil))}` : 'no quota pause in force'}</p>

@@ -2,6 +2,7 @@ import { extraRunColumns, runHistorySql } from '../warehouse/run-history.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { ledgerQuota, ledgerToday, type LedgerQuota } from '../warehouse/ledger-day.ts';
 import { runningStates } from '../warehouse/run-liveness.ts';
+import { latestRun, type LatestRun } from '../warehouse/status.ts';
 import { OPEN } from '../warehouse/quarantine.ts';
 
 /** A small result for the page: column names and rows of JSON-safe values. */
@@ -16,6 +17,8 @@ export interface WarehouseFigures {
   ledgerToday: { day: string; calls: number; cents: number };
   /** The quota as the service last answered it to this warehouse's calls, as `status` says it. */
   lastQuota: LedgerQuota | null;
+  /** The latest run (its calls and cents), as `status` says it: the run card without Redis. */
+  latestRun: LatestRun | undefined;
   /** The `freshness` view, where this warehouse has one (null: an older warehouse). */
   freshness: Grid | null;
   /** Pending records (received, not stored), and apart the pending failed jobs (nothing received). */
@@ -65,7 +68,8 @@ export async function readWarehouseFigures(
   return {
     runs: await grid(wh, runHistorySql({ limit: RUNS_SHOWN, extra, running })),
     ledgerToday: await ledgerToday(wh, now),
-    lastQuota: await ledgerQuota(wh),
+    lastQuota: await ledgerQuota(wh, now),
+    latestRun: await latestRun(wh),
     freshness: (await hasRelation(wh, 'freshness'))
       ? await grid(wh, `SELECT * FROM freshness LIMIT ${FRESHNESS_ROWS}`)
       : null,

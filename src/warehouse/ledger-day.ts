@@ -47,6 +47,12 @@ export interface LedgerQuota {
   day: string;
   /** The end of that day (the quota's reset) on this machine's clock, by that call's offset. */
   resetAt: Date;
+  /**
+   * That service day is over at `now` (the service's day by the offset the last run recorded,
+   * the day `ledgerToday` counts): the quota has been renewed since `resetAt`, so `remaining`
+   * is not what is left now. The ledger keeps no X-RateLimit-Limit: what is left is unknown here.
+   */
+  renewed: boolean;
 }
 
 /**
@@ -54,7 +60,7 @@ export interface LedgerQuota {
  * The day first (the newest row carrying a quota), then its low: each reads through the clock
  * join only the rows that can matter, not the whole ledger.
  */
-export async function ledgerQuota(wh: Reader): Promise<LedgerQuota | null> {
+export async function ledgerQuota(wh: Reader, now = new Date()): Promise<LedgerQuota | null> {
   const [last] = await wh.query<{ day: string; offset_ms: number }>(
     withServiceCalls(sqlFile('runs/quota-newest.sql'), QUOTA_ROWS_NEAR_NEWEST),
   );
@@ -70,5 +76,6 @@ export async function ledgerQuota(wh: Reader): Promise<LedgerQuota | null> {
     sent: row.sent,
     day: last.day,
     resetAt: new Date(nextDay - Number(last.offset_ms)),
+    renewed: (await serviceToday(wh, now)) > last.day,
   };
 }

@@ -1,4 +1,5 @@
 import type { LatestRun } from '../../warehouse/status.ts';
+import type { LedgerQuota } from '../../warehouse/ledger-day.ts';
 import { describeHolder } from '../../warehouse/writer-lock.ts';
 import { EXIT } from '../exit-codes.ts';
 import { failedJobsText } from '../../sync/summary-text.ts';
@@ -74,11 +75,7 @@ function statusRows(s: StatusFigures): [string, string][] {
     );
     // Beside Redis's figure (read now, from every process) this one is older and one process's
     // view: the label says which is which, so that two numbers do not read as a contradiction.
-    if (f.lastQuota)
-      out.push([
-        'quota remaining (ledger)',
-        `${f.lastQuota.remaining} as the service answered on its day ${f.lastQuota.day} (the lowest; this warehouse's last call sent ${f.lastQuota.sent}); calls since, by any process, are not in it`,
-      ]);
+    if (f.lastQuota) out.push(['quota remaining (ledger)', ledgerQuotaText(f.lastQuota)]);
   } else if (s.warehouse === 'held')
     out.push(['warehouse', `${s.dbPath} is held by a running sync (${s.warehouseError})`]);
   else if (s.warehouse === 'absent') out.push(['warehouse', `${s.dbPath} does not exist yet`]);
@@ -94,6 +91,16 @@ function statusRows(s: StatusFigures): [string, string][] {
     ]);
   if (!s.redis) out.push(['mode', 'in-process (no Redis): quota state lives in the running sync only']);
   return out;
+}
+
+/**
+ * The ledger's last quota reading; once its service day is over (the quota was renewed at the
+ * service's midnight) not as if current: the ledger keeps no limit, so no figure for now.
+ */
+function ledgerQuotaText(q: LedgerQuota): string {
+  if (q.renewed)
+    return `renewed since ${q.resetAt.toISOString()} (the service's day ${q.day} is over; the ledger keeps no limit, so what is left now is not known here): last seen ${q.remaining} on ${q.day}, this warehouse's last call sent ${q.sent}`;
+  return `${q.remaining} as the service answered on its day ${q.day} (the lowest; this warehouse's last call sent ${q.sent}); calls since, by any process, are not in it`;
 }
 
 /**
