@@ -88,12 +88,19 @@ export function inProcessRun(
 }
 
 /** The "This run" card: Redis's run figures while it holds governor state and no sync runs in-process. */
-export function runCard(live: boolean, inProcess: LockHolder | null, figures: WarehouseFigures | null): RunCard {
-  if (inProcess) return { from: 'in-process', runId: inProcess.runId, pid: inProcess.pid, host: inProcess.host };
+export function runCard(
+  live: boolean,
+  inProcess: LockHolder | null,
+  figures: WarehouseFigures | null,
+): RunCard {
+  if (inProcess)
+    return { from: 'in-process', runId: inProcess.runId, pid: inProcess.pid, host: inProcess.host };
   if (live) return { from: 'redis' };
   const r = figures?.latestRun;
   return {
     from: 'warehouse',
-    last: r ? { runId: r.run_id, status: r.status, calls: Number(r.calls ?? 0), cents: Number(r.cost_cents ?? 0) } : null,
+    last: r
+      ? { runId: r.run_id, status: r.status, calls: Number(r.calls ?? 0), cents: Number(r.cost_cents ?? 0) }
+      : null,
   };
 }

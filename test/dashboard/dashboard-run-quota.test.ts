@@ -45,12 +45,22 @@ function figuresOf(html: string): Record<string, string> {
 }
 
 async function dashboard(db: string): Promise<() => Promise<string>> {
-  const started = await spawnDashboard(['--redis', redisUrl, '--db', db, '--queue-prefix', prefix, '--port', '0']);
+  const started = await spawnDashboard([
+    '--redis',
+    redisUrl,
+    '--db',
+    db,
+    '--queue-prefix',
+    prefix,
+    '--port',
+    '0',
+  ]);
   dashboards.push(started.child);
   return async () => (await fetch(`${started.url}/`)).text();
 }
 
-const sync = (db: string) => fragsync(['sync', '--base-url', sim.url, '--db', db], env, { timeoutMs: 120_000 });
+const sync = (db: string) =>
+  fragsync(['sync', '--base-url', sim.url, '--db', db], env, { timeoutMs: 120_000 });
 
 describe('fragsync dashboard without governor state in Redis: quota renewed, and the run card', () => {
   it("says the quota was renewed since when the ledger's reading is of a service day that is over; status agrees", async () => {
