@@ -20,7 +20,11 @@ export interface WarehouseFigures {
 export async function warehouseStatus(wh: Warehouse, now = new Date()): Promise<WarehouseFigures> {
   // The day the per-day cap counts and the quota's window: the service's, as the last run saw
   // its clock (the same figures `plan` and the dashboard show).
-  return { spend: await ledgerToday(wh, now), lastQuota: await ledgerQuota(wh, now), run: await latestRun(wh) };
+  return {
+    spend: await ledgerToday(wh, now),
+    lastQuota: await ledgerQuota(wh, now),
+    run: await latestRun(wh),
+  };
 }
 
 export interface LatestRun {
