@@ -1,11 +1,39 @@
 import type { GovernorStatus } from '../governor/types.ts';
 import type { Liveness } from '../warehouse/run-liveness.ts';
 import type { LockHolder } from '../warehouse/writer-lock.ts';
-import type { Overview } from './overview.ts';
 import type { WarehouseFigures } from './warehouse-figures.ts';
 
 /** Where a headline figure was read: the governor's state in Redis, or the warehouse's ledger. */
 export type FigureSource = 'redis' | 'warehouse';
+
+/**
+ * `from`: Redis (the governor's state, live) or, when Redis holds none (syncs ran without
+ * it), the warehouse's ledger: then `remaining` is the last the service answered, `asOf`
+ * when (it may have changed since), and `resetAt` the end of that service day.
+ */
+export interface HeadlineQuota {
+  limit: number | null;
+  remaining: number | null;
+  resetAt: string | null;
+  reserve: number;
+  from: FigureSource;
+  asOf: string | null;
+  /**
+   * From the warehouse only: that reading's service day is over (the quota was renewed at
+   * `resetAt`); `remaining` is then null (the ledger keeps no limit) and `lastSeen` (on the
+   * service's day `lastSeenDay`) what the service last answered.
+   */
+  renewed: boolean;
+  lastSeen: number | null;
+  lastSeenDay: string | null;
+}
+
+export interface HeadlineSpend {
+  /** Redis's count, or with no governor state in Redis the ledger's on the service's `day`. */
+  centsToday: number;
+  centsTodayFrom: FigureSource;
+  day: string | null;
+}
 
 /**
  * What the "This run" card can say. `redis`: the governor's run figures. Without them (no
@@ -24,8 +52,8 @@ export type RunCard =
 type Headline = {
   /** Redis holds governor state on the prefix (a call seen, a cent spent today, a run enqueued). */
   live: boolean;
-  quota: Overview['quota'];
-  spend: Pick<Overview['spend'], 'centsToday' | 'centsTodayFrom' | 'day'>;
+  quota: HeadlineQuota;
+  spend: HeadlineSpend;
 };
 
 /**

@@ -8,7 +8,14 @@ import { FETCH_QUEUE, LOAD_QUEUE, runInfoKey, type RunInfo } from '../queue/fetc
 import { createLogger } from '../util/logger.ts';
 import { Warehouse } from '../warehouse/warehouse.ts';
 import { readWithLiveness } from '../warehouse/run-liveness.ts';
-import { headline, inProcessRun, runCard, type FigureSource, type RunCard } from './headline.ts';
+import {
+  headline,
+  inProcessRun,
+  runCard,
+  type HeadlineQuota,
+  type HeadlineSpend,
+  type RunCard,
+} from './headline.ts';
 import { readWarehouseFigures, type WarehouseFigures } from './warehouse-figures.ts';
 
 /**
@@ -35,33 +42,9 @@ export interface Overview {
   run: { runId: string; baseUrl: string } | null;
   /** Whose caps and reserve the figures are measured against. */
   capsFrom: 'run' | 'config';
-  /**
-   * `from`: Redis (the governor's state, live) or, when Redis holds none (syncs ran without
-   * it), the warehouse's ledger: then `remaining` is the last the service answered, `asOf`
-   * when (it may have changed since), and `resetAt` the end of that service day.
-   */
-  quota: {
-    limit: number | null;
-    remaining: number | null;
-    resetAt: string | null;
-    reserve: number;
-    from: FigureSource;
-    asOf: string | null;
-    /**
-     * From the warehouse only: that reading's service day is over (the quota was renewed at
-     * `resetAt`); `remaining` is then null (the ledger keeps no limit) and `lastSeen` (on the
-     * service's day `lastSeenDay`) what the service last answered.
-     */
-    renewed: boolean;
-    lastSeen: number | null;
-    lastSeenDay: string | null;
-  };
+  quota: HeadlineQuota;
   pausedUntil: string | null;
-  spend: {
-    /** Redis's count, or with no governor state in Redis the ledger's on the service's `day`. */
-    centsToday: number;
-    centsTodayFrom: FigureSource;
-    day: string | null;
+  spend: HeadlineSpend & {
     maxCentsPerDay: number | null;
     centsThisRun: number;
     maxCentsPerRun: number | null;

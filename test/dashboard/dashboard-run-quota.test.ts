@@ -5,7 +5,7 @@ import { startSimulator } from '../../src/simulator/index.ts';
 import type { Simulator } from '../../src/simulator/types.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fragsync } from '../helpers/cli.ts';
-import { spawnDashboard } from '../helpers/dashboard-process.ts';
+import { figuresOf, spawnDashboard } from '../helpers/dashboard-process.ts';
 import { tempDir, uniquePrefix } from '../helpers/tmp.ts';
 import { cleanPrefix } from '../helpers/worker-process.ts';
 
@@ -36,13 +36,6 @@ afterAll(async () => {
   await cleanPrefix(redisUrl, prefix);
   await dir?.cleanup();
 });
-
-/** The page's figures: data-figure name to its raw data-value. */
-function figuresOf(html: string): Record<string, string> {
-  return Object.fromEntries(
-    [...html.matchAll(/data-figure="([^"]+)" data-value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-  );
-}
 
 async function dashboard(db: string): Promise<() => Promise<string>> {
   const started = await spawnDashboard([

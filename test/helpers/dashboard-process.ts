@@ -29,3 +29,10 @@ export async function spawnDashboard(
   });
   return { child, url, output: () => output };
 }
+
+/** A dashboard page's figures: data-figure name to its raw data-value. */
+export function figuresOf(html: string): Record<string, string> {
+  return Object.fromEntries(
+    [...html.matchAll(/data-figure="([^"]+)" data-value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
+}
