@@ -38,16 +38,8 @@ afterAll(async () => {
 });
 
 async function dashboard(db: string): Promise<() => Promise<string>> {
-  const started = await spawnDashboard([
-    '--redis',
-    redisUrl,
-    '--db',
-    db,
-    '--queue-prefix',
-    prefix,
-    '--port',
-    '0',
-  ]);
+  const args = ['--redis', redisUrl, '--db', db, '--queue-prefix', prefix, '--port', '0'];
+  const started = await spawnDashboard(args);
   dashboards.push(started.child);
   return async () => (await fetch(`${started.url}/`)).text();
 }
