@@ -10,7 +10,7 @@ import {
   type CallCounts,
   type FragranceNeed,
 } from './cost-model.ts';
-import { walkMark } from './sizes.ts';
+import { servedPageSizes, walkMark } from './sizes.ts';
 import { dueRule } from './freshness.ts';
 import type { Dataset } from '../domain/entities.ts';
 import { ENDPOINT_NAMES, ENDPOINTS, type EndpointName } from '../domain/endpoints.ts';
@@ -99,6 +99,9 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
 
   let undiscoveredFragrances = 0;
   let unknownReviewTotals = 0;
+  // A service that serves review pages smaller than asked: every page of a total (summary.ts's
+  // minimum reads the same walk marks).
+  const reviewPageSize = servedPageSizes(state.walks).reviews;
   if (fragranceDataWanted(d)) {
     addCalls(counts, { listFragrances: walkPages('fragrances') });
     const fragrances = live('fragrance');
@@ -108,7 +111,8 @@ export function owedWork(state: SyncState, config: Config, now: Date = new Date(
       if (wantsReviews && total === undefined) unknownReviewTotals++;
       // A nightly reads page 1 (the new total, up to 50 new reviews); a full sync every page
       // of the total it last saw (the sync's rule, src/sync/owed-jobs.ts), one if none.
-      const pages = rule.mode === 'full' && total !== undefined ? reviewPages(total, d.reviews) : 1;
+      const pages =
+        rule.mode === 'full' && total !== undefined ? reviewPages(total, d.reviews, reviewPageSize) : 1;
       const need: FragranceNeed = {
         profile: d.fragrances && due(item, 'profile'),
         similar: d.similar && due(item, 'similar'),

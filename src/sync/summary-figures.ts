@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { minimumCost, type Cost, type ListedWalk, type PagedWalk } from '../plan/cost-model.ts';
-import { MAX_PAGE_SIZE } from '../domain/endpoints.ts';
+import { servedPageSizes } from '../plan/sizes.ts';
 import { CONTRACT_TABLES, OVERFLOW_TABLES } from '../warehouse/contract.ts';
 import type { WarehouseHandle } from '../warehouse/handle.ts';
 import { OVERFLOW_IN_RUN_SQL } from '../warehouse/overflow-rows.ts';
@@ -59,25 +59,13 @@ export async function catalogueMinimum(
   );
 }
 
-/**
- * The page sizes the service used, from the walk marks, where it served fewer than asked (a
- * legal reading: `pagination.limit` is the size used). Review walks keep no mark once read, so
- * a service that cut the list pages is taken to cut review pages alike.
- */
+/** The page sizes the service used (plan/sizes.ts servedPageSizes), from the walk marks. */
 async function servicePageSizes(wh: WarehouseHandle): Promise<Partial<Record<PagedWalk, number>>> {
-  const rows = await wh.query<{ kind: string; size: number }>(
-    `SELECT CASE WHEN walk LIKE 'brand:%' THEN 'brands' ELSE regexp_extract(walk, '^[a-z]+') END AS kind,
-            min(page_size)::INTEGER AS size
-     FROM sync_walks WHERE page_size IS NOT NULL AND page_size < ${MAX_PAGE_SIZE.listFragrances} GROUP BY 1`,
+  const walks = await wh.query<{ walk: string; pageSize: number }>(
+    'SELECT walk, page_size::INTEGER AS "pageSize" FROM sync_walks WHERE page_size IS NOT NULL',
   );
-  const sizes: Partial<Record<PagedWalk, number>> = {};
-  for (const r of rows) if (PAGED.includes(r.kind as PagedWalk)) sizes[r.kind as PagedWalk] = Number(r.size);
-  const smallest = Math.min(...Object.values(sizes));
-  if (sizes.reviews === undefined && Number.isFinite(smallest)) sizes.reviews = smallest;
-  return sizes;
+  return servedPageSizes(walks.map((w) => ({ walk: w.walk, pageSize: Number(w.pageSize) })));
 }
-
-const PAGED: PagedWalk[] = ['fragrances', 'reviews', 'brands', 'notes', 'accords'];
 
 /**
  * The totals the service gave the fragrance, note and accord lists (their page-1 marks, the
