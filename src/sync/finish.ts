@@ -15,6 +15,7 @@ import {
   quarantinedInRun,
   releaseFetchedJobs,
   releaseFetchedSince,
+  releaseRemoved,
   supersedeQuarantined,
 } from '../warehouse/quarantine.ts';
 
@@ -91,6 +92,8 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   const { warehouse } = run;
   // A record this run quarantined again with another answer: its older rows are superseded.
   await supersedeQuarantined(warehouse, new Date());
+  // Records now gone upstream (a 404, or their list): closed, nothing of them is missing.
+  const gone = await releaseRemoved(warehouse, new Date());
   // What earlier runs quarantined and this one stored after all (the nightly asks again).
   const released = await releaseFetchedSince(warehouse, new Date());
   // Jobs of earlier runs that failed (the service unreachable), whose work this one did.
@@ -135,6 +138,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
     owedJobs: await owedJobs(driver, fetched),
     inFlight: fetched.occupancy,
     released,
+    gone,
     refetched,
     quarantined,
     failedJobs,

@@ -82,6 +82,11 @@ export function formatSummary(s: SyncSummary): string {
       '',
       `released from quarantine: ${s.released} (quarantined by an earlier run, stored by this one)`,
     );
+  if (s.gone > 0)
+    lines.push(
+      '',
+      `quarantined by earlier runs: ${s.gone} closed: gone upstream (not stored: the service no longer has them)`,
+    );
   if (s.refetched > 0)
     lines.push(
       '',

@@ -91,6 +91,8 @@ export interface SyncSummary {
   earlierInCycle: CycleOpen;
   /** Records earlier runs quarantined that this run stored after all (released from quarantine). */
   released: number;
+  /** Records earlier runs quarantined, now gone upstream: closed (released), not stored. */
+  gone: number;
   /** Failed jobs of earlier runs (quarantine rows of scope 'job') whose work this run did. */
   refetched: number;
   /** The run failed because its lists answered 404 (a wrong base URL): its 404s are no items gone upstream. */
@@ -135,6 +137,7 @@ export interface SummaryInput {
   inFlight?: OccupancyFigures | null;
   /** Default 0. removalsConfirmed: the items this run's 404s confirmed gone upstream (FetchResult). */
   released?: number;
+  gone?: number;
   refetched?: number;
   removalsConfirmed?: number;
   /** Records still quarantined of the run at its end (quarantinedInRun; failed jobs apart): its status says it. */
@@ -213,6 +216,7 @@ export async function summarize(wh: WarehouseHandle, input: SummaryInput): Promi
     failedJobs: input.failedJobs ?? 0,
     earlierInCycle: input.earlierInCycle ?? { records: 0, failedJobs: 0 },
     released: input.released ?? 0,
+    gone: input.gone ?? 0,
     refetched: input.refetched ?? 0,
     wrongBaseUrl: input.wrongBaseUrl ?? false,
     flagged,

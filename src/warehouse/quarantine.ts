@@ -190,6 +190,32 @@ export async function releaseFetchedSince(wh: Queryable, at: Date): Promise<numb
 }
 
 /**
+ * Closes the open rows (scope 'response', and 'entry' of a response naming an item) of records
+ * now gone upstream (sync_items.removed: a 404 of any of the item's details, or its list): the
+ * nightly no longer asks a removed item, and nothing is missing from the mirror of a record
+ * upstream no longer has. Released, as the row of a profile asked again and answered 404
+ * always was: the answer that found it gone stands for the record (data dictionary,
+ * quarantine). Runs before releaseFetchedSince, so the summary says them apart ("closed: gone
+ * upstream"), not as stored. Returns how many.
+ */
+export async function releaseRemoved(wh: Queryable, at: Date): Promise<number> {
+  const entities = Object.entries(STORED_BY)
+    .map(([endpoint, s]) => `('${endpoint}', '${s.entity}')`)
+    .join(', ');
+  const closed = await wh.query<{ key: string }>(
+    `UPDATE quarantine SET released_at = ?::TIMESTAMPTZ WHERE rowid IN (
+       SELECT q.rowid FROM quarantine q
+       JOIN (VALUES ${entities}) m(endpoint, entity) ON m.endpoint = q.endpoint
+       JOIN sync_items i ON i.entity = m.entity AND i.key = q.key
+       WHERE q.released_at IS NULL AND q.superseded_at IS NULL
+         AND coalesce(q.scope, 'response') IN ('response', 'entry') AND coalesce(i.removed, false))
+     RETURNING key`,
+    [at.toISOString()],
+  );
+  return closed.length;
+}
+
+/**
  * Releases the open rows of jobs that failed (scope 'job': nothing was received, the row names
  * what a run did not get) once a later sync fetched what the job was to fetch, as the
  * warehouse's state records it (sql/runs/release-jobs.sql): a job that failed on the network
