@@ -197,7 +197,10 @@ were released and how many remain. A sync that quarantined anything exits 8.`,
     options: [
       { flags: '--payload', help: 'add the payload as received (JSON)' },
       { flags: '--all', help: 'also the rows already released or superseded' },
-      { flags: '--revalidate', help: 'check every pending record again; load those that now pass' },
+      {
+        flags: '--revalidate',
+        help: 'check every pending record again; load those that now pass (--json: the counts as one object)',
+      },
       ...QUERY_OUTPUT,
     ],
     examples: [

@@ -155,6 +155,15 @@ describe.each<[InvalidRecordKind, RegExp]>([
     const still = await fragsync(['quarantine', '--db', db, '--revalidate'], KEY);
     expect(still.code, still.stderr).toBe(EXIT.ok);
     expect(still.stdout.trim()).toBe('released 0 (now valid, loaded); 1 remain');
+    // The same counts as one JSON object for a script (it printed the sentence).
+    const json = await fragsync(['quarantine', '--db', db, '--revalidate', '--json'], KEY);
+    expect(JSON.parse(json.stdout)).toEqual({
+      released: 0,
+      remaining: 1,
+      superseded: 0,
+      failedJobs: 0,
+      unchecked: 0,
+    });
 
     // "After an upgrade": a row whose payload today's schemas accept (the profile as it should
     // have been sent), quarantined after the sync's fetch of it.

@@ -28,6 +28,11 @@ export async function run(input: CommandInput): Promise<number> {
     if (opts.revalidate === true) {
       wh = await Warehouse.open(config.dbPath);
       const r = await revalidate(wh, jobSettings(config));
+      // A script's form: the counts as one JSON object (--json, --format json or jsonl).
+      if (opts.json === true || opts.format === 'json' || opts.format === 'jsonl') {
+        console.log(JSON.stringify(r));
+        return EXIT.ok;
+      }
       const why = [
         r.superseded > 0 ? `${r.superseded} fetched again since, so not loaded` : '',
         r.failedJobs > 0
