@@ -199,7 +199,7 @@ were released and how many remain. A sync that quarantined anything exits 8.`,
       { flags: '--all', help: 'also the rows already released or superseded' },
       {
         flags: '--revalidate',
-        help: 'check every pending record again; load those that now pass (--json: the counts as one object)',
+        help: 'check every pending record again; load those that now pass (--json: counts)',
       },
       ...QUERY_OUTPUT,
     ],
