@@ -192,15 +192,13 @@ the payload as the service sent it, --all the rows already closed (released: sto
 superseded: a later answer of the same record stands for it). --revalidate checks every
 pending record again with this version's schemas and loads those that now pass (a stored
 answer is played back through the job that read it: no call is made), then says how many
-were released and how many remain. A sync that quarantined anything exits 8.`,
+were released and how many remain (with --json, as one object). A sync that quarantined
+anything exits 8.`,
     config: ['db'],
     options: [
       { flags: '--payload', help: 'add the payload as received (JSON)' },
       { flags: '--all', help: 'also the rows already released or superseded' },
-      {
-        flags: '--revalidate',
-        help: 'check every pending record again; load those that now pass (--json: counts)',
-      },
+      { flags: '--revalidate', help: 'check every pending record again; load those that now pass' },
       ...QUERY_OUTPUT,
     ],
     examples: [
