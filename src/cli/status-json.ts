@@ -75,6 +75,10 @@ export function statusJson(s: StatusFigures): string {
           cents: Number(run.cost_cents ?? 0),
           quarantinedRecords: run.quarantined,
           failedJobs: run.failed_jobs,
+          // What the cycle's earlier runs left open (a full run that completed its cycle):
+          // why a run with nothing of its own open is completed_with_quarantine, exit 8.
+          earlierInCycleRecords: run.earlier_in_cycle.records,
+          earlierInCycleFailedJobs: run.earlier_in_cycle.failedJobs,
           storedApartRows: Number(run.stored_apart),
         }
       : null,

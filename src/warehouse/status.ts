@@ -1,5 +1,6 @@
 import { ledgerQuota, ledgerToday, type LedgerQuota } from './ledger-day.ts';
 import { overflowRowsOfRun } from './overflow-rows.ts';
+import { openOfEarlierCycleRuns } from './quarantine.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
@@ -58,6 +59,13 @@ export interface LatestRun {
    * latest run's rows are replaced by no later one.
    */
   stored_apart: number;
+  /**
+   * A full run that completed its cycle: what the cycle's earlier runs left open in quarantine
+   * and is still open (records, and apart failed jobs), counted as the run's end counted it
+   * (openOfEarlierCycleRuns, src/sync/finish.ts): why a run with nothing of its own open is
+   * 'completed_with_quarantine'. Zero for a nightly, and a run that did not complete.
+   */
+  earlier_in_cycle: { records: number; failedJobs: number };
 }
 
 const STORED_APART_SQL = overflowRowsOfRun('sync_runs.run_id');
@@ -66,7 +74,7 @@ const ISO = (col: string) => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:
 
 /** The latest run of the warehouse (its calls and cents so far while it runs), or undefined. */
 export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun | undefined> {
-  const [run] = await wh.query<LatestRun>(
+  const [run] = await wh.query<Omit<LatestRun, 'earlier_in_cycle'>>(
     `SELECT run_id, coalesce(m.mode, 'full') AS mode, status,
        ${ISO('started_at')} AS started_at, ${ISO('finished_at')} AS finished_at,
        ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents,
@@ -79,5 +87,12 @@ export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun
        (${STORED_APART_SQL})::INTEGER AS stored_apart
      FROM sync_runs LEFT JOIN sync_run_modes m USING (run_id) ORDER BY started_at DESC LIMIT 1`,
   );
-  return run;
+  if (!run) return undefined;
+  const completed = run.mode !== 'nightly' && run.status.startsWith('completed');
+  return {
+    ...run,
+    earlier_in_cycle: completed
+      ? await openOfEarlierCycleRuns(wh, run.run_id)
+      : { records: 0, failedJobs: 0 },
+  };
 }

@@ -328,6 +328,8 @@ describe('fragsync status', () => {
       cents: ledger.cents,
       quarantinedRecords: 0,
       failedJobs: 0,
+      earlierInCycleRecords: 0,
+      earlierInCycleFailedJobs: 0,
       storedApartRows: 0,
     });
     expect(j).toMatchObject({

@@ -15,7 +15,8 @@ import { tempDir } from '../helpers/tmp.ts';
  * it already). The record is still missing from the mirror, so the completing run is
  * 'completed_with_quarantine', exit 8, and its summary names what the cycle's earlier runs
  * left in quarantine (its own line, and --json's earlierInCycle); `status` and `runs` say the
- * same. Its own count (sync_run_quarantined) stays 0: the row is the earlier run's. Before, it
+ * same, `status` with the number (--json's earlierInCycleRecords: before, only its own 0).
+ * Its own count (sync_run_quarantined) stays 0: the row is the earlier run's. Before, it
  * recorded 'completed', exit 0, with the record still pending. A cycle with nothing
  * quarantined anywhere still completes 'completed'.
  */
@@ -66,9 +67,11 @@ describe.each([inProcess, bullmq])(
           EXIT.quarantined,
           0,
         ]);
-        // Its text says why it is not 'completed' though it quarantined nothing itself.
+        // It carries what the cycle left open, as the summary, the dashboard and `quarantine` count it.
+        expect([status.earlierInCycleRecords, status.earlierInCycleFailedJobs]).toEqual([1, 0]);
+        // Its text says why it is not 'completed' though it quarantined nothing itself, with the number.
         expect((await fragsync(['status', '--db', db])).stdout).toContain(
-          ', records earlier runs of its cycle quarantined are still not stored',
+          ', 1 record earlier runs of its cycle quarantined is still not stored',
         );
         const runs = JSON.parse((await fragsync(['runs', '--db', db, '--json'])).stdout);
         expect(runs.map((r: { cause: string; exit_code: number }) => [r.cause, r.exit_code])).toEqual([
@@ -94,6 +97,8 @@ describe.each([inProcess, bullmq])(
         expect(done.status).toBe('completed');
         expect(exitCodeOfRun(done)).toBe(EXIT.ok);
         expect(done.earlierInCycle).toEqual({ records: 0, failedJobs: 0 });
+        const status = JSON.parse((await fragsync(['status', '--db', db, '--json'])).stdout).latestRun;
+        expect([status.status, status.earlierInCycleRecords]).toEqual(['completed', 0]);
       } finally {
         await sim.close();
       }

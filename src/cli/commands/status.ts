@@ -170,9 +170,20 @@ function quarantinedBy(run: LatestRun): string {
       ? `, ${n} record${n === 1 ? '' : 's'} quarantined (not stored; \`fragsync quarantine\` lists them)`
       : '',
     jobs > 0 ? `, ${failedJobsText(jobs)}` : '',
-    // Nothing of its own: it completed a full cycle whose earlier runs left records open.
-    n === 0 && jobs === 0 && run.status === 'completed_with_quarantine'
-      ? ', records earlier runs of its cycle quarantined are still not stored (`fragsync quarantine` lists them)'
-      : '',
+    // It completed a full cycle whose earlier runs left records (or failed jobs) open.
+    earlierText(run.earlier_in_cycle),
   ].join('');
+}
+
+/** What the earlier runs of the run's cycle left open, still not stored: its own clause. */
+function earlierText(e: LatestRun['earlier_in_cycle']): string {
+  const records =
+    e.records > 0
+      ? `, ${e.records} record${e.records === 1 ? '' : 's'} earlier runs of its cycle quarantined ${e.records === 1 ? 'is' : 'are'} still not stored (\`fragsync quarantine\` lists them)`
+      : '';
+  const jobs =
+    e.failedJobs > 0
+      ? `, ${e.failedJobs} failed job${e.failedJobs === 1 ? '' : 's'} of earlier runs of its cycle`
+      : '';
+  return records + jobs;
 }
