@@ -28,8 +28,13 @@ export async function catalogueMinimum(
   counted: Promise<Record<string, number>>,
 ): Promise<Cost> {
   const [totals, brands, pageSizes, listed] = await Promise.all([
-    wh.query<{ n: number }>(
-      'SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id',
+    // Each distinct review count once, with how many fragrances have it: a row per fragrance
+    // (120,000 of them) crossing from the loader thread was the 120k sync's highest memory, at
+    // its end (docs/benchmarks.md, session 16).
+    wh.query<{ n: number; k: number }>(
+      `SELECT n, count(*)::INTEGER AS k FROM (
+         SELECT count(r.fragrance_id)::INTEGER AS n FROM fragrances f LEFT JOIN reviews r ON r.fragrance_id = f.id GROUP BY f.id
+       ) GROUP BY n`,
     ),
     // A catalogue's pages follow its listing's total, which may name a member twice: the
     // larger of the members and the total its walk last saw.
@@ -45,7 +50,7 @@ export async function catalogueMinimum(
   return minimumCost(
     {
       fragrances: rows.fragrances ?? 0,
-      reviewTotals: totals.map((t) => Number(t.n)),
+      reviewTotals: totals.flatMap((t) => Array<number>(Number(t.k)).fill(Number(t.n))),
       brands: brands.map((b) => Number(b.n)),
       perfumers: rows.perfumers ?? 0,
       notes: rows.notes ?? 0,
