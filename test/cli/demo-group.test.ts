@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { childrenOf, ended, startDemo } from '../helpers/demo.ts';
 import { diffTables, truthTables, warehouseTables } from '../helpers/ground-truth.ts';
 import { sleep } from '../helpers/interrupt.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * `fragsync demo` as a terminal signals it: Ctrl-C goes to the whole foreground process group.
@@ -17,11 +17,7 @@ import { tempDir } from '../helpers/tmp.ts';
 
 const FRAGRANCES = 2000;
 
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-demo-group-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-demo-group-');
 
 describe('fragsync demo, its process group signalled', () => {
   it('a Ctrl-C to the group drains against a service still up, then stops it; the next sync is exact', async () => {

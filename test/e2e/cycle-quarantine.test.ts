@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeOfRun } from '../../src/cli/exit-codes.ts';
 import { summaryJson } from '../../src/cli/summary-json.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -7,7 +7,7 @@ import { formatSummary } from '../../src/sync/summary-text.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * A full cycle split over runs: the first, stopped by --max-cents, quarantined an invalid
@@ -20,11 +20,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * recorded 'completed', exit 0, with the record still pending. A cycle with nothing
  * quarantined anywhere still completes 'completed'.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-cycle-quarantine-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-cycle-quarantine-');
 
 /** Of the 159 cents a full sync of this catalogue costs: the profiles come early (the invalid one among them). */
 const CAP = '60';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeOfRun } from '../../src/cli/exit-codes.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
 import { formatSummary } from '../../src/sync/summary-text.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * A quarantined record discontinued upstream while its cycle is split over runs: the capped
@@ -16,11 +16,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * its summary says the row closed as gone upstream, not stored. Before, it ended exit 8 and
  * the row stayed pending for good.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-quarantine-gone-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-quarantine-gone-');
 
 describe.each([inProcess, bullmq])('a quarantined record gone upstream mid-cycle, $name', (driver) => {
   const name = driver === bullmq ? 'bullmq' : 'memory';

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exitCodeOfRun, EXIT } from '../../src/cli/exit-codes.ts';
 import { buildPlan } from '../../src/plan/plan.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -8,7 +8,7 @@ import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
 import { testConfig } from '../helpers/sync.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * A sync that read everything it owed but could not store a record the service sent (it is
@@ -18,11 +18,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * next sync is the nightly and the plan says so. A run that stored everything records
  * 'completed'. Before, the quarantining run recorded 'completed'.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-quarantine-status-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-quarantine-status-');
 
 const statuses = (db: string) =>
   queryWarehouse<{ status: string; mode: string }>(

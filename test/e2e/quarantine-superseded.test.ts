@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeOfRun } from '../../src/cli/exit-codes.ts';
 import { readWarehouseFigures } from '../../src/dashboard/warehouse-figures.ts';
 import { startSimulator } from '../../src/simulator/index.ts';
@@ -7,7 +7,7 @@ import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * A record refused twice with different payloads (the next day's nightly asks its profile
@@ -17,11 +17,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * dashboard counts 1, `--all` shows the older row superseded. Before, both rows stayed
  * pending and every count said 2 for one record.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-superseded-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-superseded-');
 
 describe.each([inProcess, bullmq])('a record quarantined again with another payload, $name', (driver) => {
   const name = driver === bullmq ? 'bullmq' : 'memory';

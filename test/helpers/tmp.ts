@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,4 +15,22 @@ export async function tempDir(
 /** A queue/key prefix unique to one test, so tests never see each other's Redis keys. */
 export function uniquePrefix(name: string): string {
   return `fstest-${name}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * The folder of one test file, made before its tests and removed after them: registers
+ * vitest's hooks, so call it at the top of a file. `path` is readable inside tests.
+ */
+export function fileTempDir(prefix?: string): { readonly path: string } {
+  let dir: { path: string; cleanup(): Promise<void> } | null = null;
+  beforeAll(async () => {
+    dir = await tempDir(prefix);
+  });
+  afterAll(() => dir?.cleanup());
+  return {
+    get path() {
+      if (!dir) throw new Error('fileTempDir: read path inside a test, not at import');
+      return dir.path;
+    },
+  };
 }

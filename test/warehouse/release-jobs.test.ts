@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { releaseFetchedJobs, supersedeQuarantined } from '../../src/warehouse/quarantine.ts';
 import { Warehouse } from '../../src/warehouse/warehouse.ts';
-import { tempDir } from '../helpers/tmp.ts';
+import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
  * What releases a failed job's quarantine row (sql/runs/release-jobs.sql), kind by kind: the
@@ -10,11 +10,7 @@ import { tempDir } from '../helpers/tmp.ts';
  * the state says what was fetched at T1 (later) or T_EARLY (before the failure: no release).
  * A real DuckDB file, the rows written as the loader writes them.
  */
-let dir: { path: string; cleanup(): Promise<void> };
-beforeAll(async () => {
-  dir = await tempDir('fragsync-release-jobs-');
-});
-afterAll(() => dir.cleanup());
+const dir = fileTempDir('fragsync-release-jobs-');
 
 const T_EARLY = '2026-01-01T00:00:00Z';
 const T0 = '2026-01-02T00:00:00Z';
