@@ -40,7 +40,7 @@ export type RecordedStatus = RunStatus | 'died';
  * and cycles, the nightly, list removals and the Parquet export count on it. SQL says the
  * same as full_runs.done (sql/runs/full-runs.sql).
  */
-export const READ_ALL: readonly RunStatus[] = ['completed', 'completed_with_quarantine'];
+const READ_ALL: readonly RunStatus[] = ['completed', 'completed_with_quarantine'];
 
 /** Whether a run with this status read everything it owed (READ_ALL). */
 export function readAll(status: string): boolean {

@@ -40,7 +40,7 @@ export class SimilarSignals {
     private readonly run: OpenRun,
     private readonly frontier: Pick<Frontier, 'isNew' | 'signal' | 'takeStale'>,
     /** Commits what the load stage holds: a list read earlier in this run is then stored. */
-    private readonly flush: () => Promise<void> = async () => undefined,
+    private readonly flush: () => Promise<void>,
   ) {}
 
   async open(): Promise<void> {

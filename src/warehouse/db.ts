@@ -43,7 +43,8 @@ export class Db {
       const instance = await DuckDBInstance.create(path, options);
       const conn = await instance.connect();
       const db = new Db(instance, conn, path);
-      if (path !== ':memory:') await db.refuseDataFile();
+      // Read-only, DuckDB refuses such a file itself (below).
+      if (path !== ':memory:' && !readOnly) await db.refuseDataFile();
       // Day boundaries (spendOnDay, snapshot dates) are UTC whatever the host's zone.
       await db.run("SET TimeZone = 'UTC'");
       return db;

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import { STORED_BY } from './quarantine.ts';
+import { OPEN, STORED_BY } from './quarantine.ts';
 import { CYCLE_END, withCycle } from './run-sql.ts';
 import { sqlFile } from './sql-files.ts';
 import {
@@ -94,7 +94,7 @@ export async function readClocks(all: (sql: string) => Promise<unknown[]>): Prom
 async function oweQuarantined(db: Db, items: ItemState[]): Promise<QuarantineOwed[]> {
   const open = await db.all<{ endpoint: string; key: string; at_ms: bigint | number }>(
     `SELECT endpoint, key, epoch_ms(max("at")) AS at_ms FROM quarantine
-     WHERE released_at IS NULL AND superseded_at IS NULL AND coalesce(scope, 'response') = 'response' AND key <> ''
+     WHERE ${OPEN} AND coalesce(scope, 'response') = 'response' AND key <> ''
      GROUP BY 1, 2`,
   );
   const owed: QuarantineOwed[] = [];
