@@ -12,6 +12,7 @@ import { stageMark } from './stage-marks.ts';
 import {
   failedJobsInRun,
   openOfEarlierCycleRuns,
+  recordEarlierInCycle,
   quarantinedInRun,
   releaseFetchedJobs,
   releaseFetchedSince,
@@ -114,6 +115,7 @@ export async function finishRun(run: OpenRun, input: FinishInput): Promise<SyncS
   const status = withQuarantine(read, open + earlier.records + earlier.failedJobs);
   stageMark('finish: run row');
   await warehouse.finishRun(run.runId, status, new Date(), fetched.clockOffsetMs);
+  await recordEarlierInCycle(warehouse, run.runId, earlier);
   await warehouse.query("DELETE FROM sync_walks WHERE walk LIKE 'journal:%'");
   if (readAll(status) && config.export.parquetDir) {
     stageMark('finish: Parquet');

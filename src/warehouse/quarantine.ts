@@ -98,6 +98,18 @@ export async function openOfEarlierCycleRuns(wh: Queryable, runId: string): Prom
 }
 
 /**
+ * Keeps beside the run's own counts (sync_run_quarantined, written as it closed) what its
+ * cycle's earlier runs left open at its end, as its status counted it (migration 0012).
+ */
+export async function recordEarlierInCycle(wh: Queryable, runId: string, open: CycleOpen): Promise<void> {
+  if (open.records === 0 && open.failedJobs === 0) return;
+  await wh.query(
+    'UPDATE sync_run_quarantined SET earlier_records = ?, earlier_failed_jobs = ? WHERE run_id = ?',
+    [open.records, open.failedJobs, runId],
+  );
+}
+
+/**
  * Values this run stored that break a range the spec states (the value_flags view), per
  * table: stored as sent, so they never change the exit code.
  */

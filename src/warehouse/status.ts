@@ -1,6 +1,5 @@
 import { ledgerQuota, ledgerToday, type LedgerQuota } from './ledger-day.ts';
 import { overflowRowsOfRun } from './overflow-rows.ts';
-import { openOfEarlierCycleRuns } from './quarantine.ts';
 import { RUN_CALLS_SQL, RUN_CENTS_SQL } from './run-history.ts';
 import type { Warehouse } from './warehouse.ts';
 
@@ -61,8 +60,8 @@ export interface LatestRun {
   stored_apart: number;
   /**
    * A full run that completed its cycle: what the cycle's earlier runs left open in quarantine
-   * and is still open (records, and apart failed jobs), counted as the run's end counted it
-   * (openOfEarlierCycleRuns, src/sync/finish.ts): why a run with nothing of its own open is
+   * (records, and apart failed jobs), as the run's end counted it and kept it
+   * (sync_run_quarantined, migration 0012; src/sync/finish.ts): why a run with nothing of its own open is
    * 'completed_with_quarantine'. Zero for a nightly, and a run that did not complete.
    */
   earlier_in_cycle: { records: number; failedJobs: number };
@@ -74,7 +73,7 @@ const ISO = (col: string) => `strftime(timezone('UTC', ${col}), '%Y-%m-%dT%H:%M:
 
 /** The latest run of the warehouse (its calls and cents so far while it runs), or undefined. */
 export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun | undefined> {
-  const [run] = await wh.query<Omit<LatestRun, 'earlier_in_cycle'>>(
+  const [run] = await wh.query<LatestRun>(
     `SELECT run_id, coalesce(m.mode, 'full') AS mode, status,
        ${ISO('started_at')} AS started_at, ${ISO('finished_at')} AS finished_at,
        ${RUN_CALLS_SQL} AS calls, ${RUN_CENTS_SQL} AS cost_cents,
@@ -84,15 +83,15 @@ export async function latestRun(wh: Pick<Warehouse, 'query'>): Promise<LatestRun
        coalesce((SELECT k.failed_jobs FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id),
          (SELECT count(*) FROM quarantine q WHERE q.run_id = sync_runs.run_id AND sync_runs.status = 'running'
             AND q.scope = 'job' AND q.released_at IS NULL AND q.superseded_at IS NULL), 0)::INTEGER AS failed_jobs,
-       (${STORED_APART_SQL})::INTEGER AS stored_apart
+       (${STORED_APART_SQL})::INTEGER AS stored_apart,
+       (SELECT {'records': coalesce(k.earlier_records, 0), 'failedJobs': coalesce(k.earlier_failed_jobs, 0)}
+        FROM sync_run_quarantined k WHERE k.run_id = sync_runs.run_id) AS earlier_in_cycle
      FROM sync_runs LEFT JOIN sync_run_modes m USING (run_id) ORDER BY started_at DESC LIMIT 1`,
   );
   if (!run) return undefined;
-  const completed = run.mode !== 'nightly' && run.status.startsWith('completed');
+  const e = run.earlier_in_cycle as Partial<LatestRun['earlier_in_cycle']> | null;
   return {
     ...run,
-    earlier_in_cycle: completed
-      ? await openOfEarlierCycleRuns(wh, run.run_id)
-      : { records: 0, failedJobs: 0 },
+    earlier_in_cycle: { records: Number(e?.records ?? 0), failedJobs: Number(e?.failedJobs ?? 0) },
   };
 }

@@ -7,6 +7,7 @@ import { formatSummary } from '../../src/sync/summary-text.ts';
 import { fragsync } from '../helpers/cli.ts';
 import { bullmq, inProcess } from '../helpers/drivers.ts';
 import { queryWarehouse } from '../helpers/governed.ts';
+import { Warehouse } from '../../src/warehouse/warehouse.ts';
 import { fileTempDir } from '../helpers/tmp.ts';
 
 /**
@@ -79,6 +80,17 @@ describe.each([inProcess, bullmq])(
           { records: 1 },
           { records: 0 },
         ]);
+        // What the cycle left open is kept as the run ended with it, as its status was decided:
+        // a row closed later (a revalidate, say) does not make the run's figure 0 beside its
+        // status (it was read live).
+        const wh = await Warehouse.open(db);
+        try {
+          await wh.query('UPDATE quarantine SET released_at = now()');
+        } finally {
+          await wh.close();
+        }
+        const later = JSON.parse((await fragsync(['status', '--db', db, '--json'])).stdout).latestRun;
+        expect([later.status, later.earlierInCycleRecords]).toEqual(['completed_with_quarantine', 1]);
       } finally {
         await sim.close();
       }
