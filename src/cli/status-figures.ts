@@ -27,6 +27,8 @@ export interface StatusFigures {
   warehouse: 'read' | 'absent' | 'held' | 'unreadable';
   /** Why the warehouse could not be opened (held or unreadable). */
   warehouseError: string | null;
+  /** Unreadable because of the user's input (not a warehouse, a schema too old to read): exit 2. */
+  warehouseInputError?: boolean;
   figures: WarehouseFigures | null;
   /** The writer lock's holder, read after the warehouse. */
   holder: LockHolder | null;
@@ -64,7 +66,7 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
   const seen = await readWithLiveness(config.dbPath, () => readWarehouse(config.dbPath), lease);
   if ('error' in seen.value) return seen.value;
   const { liveness, holder } = seen;
-  const { warehouse, warehouseError, figures } = seen.value;
+  const { warehouse, warehouseError, warehouseInputError, figures } = seen.value;
   // Without Redis the quota state lives in the sync's process, but its writer lock says which
   // run is going on and whether it is waiting for the quota reset (a backfill may wait hours).
   const last = figures?.run;
@@ -76,13 +78,25 @@ export async function gatherStatus(config: Config): Promise<Gathered> {
     // A lock of another host's is no proof of life (its pid cannot be checked from here).
     (holder && liveness(holder.runId).state === 'running' ? holder.runId : null) ??
     (last && last.status === 'running' && liveness(last.run_id).state === 'running' ? last.run_id : null);
-  return { dbPath: config.dbPath, redis, warehouse, warehouseError, figures, holder, liveness, runningRunId };
+  return {
+    dbPath: config.dbPath,
+    redis,
+    warehouse,
+    warehouseError,
+    warehouseInputError,
+    figures,
+    holder,
+    liveness,
+    runningRunId,
+  };
 }
 
 /** The warehouse's figures, or why there are none; `error`: a dbPath no sync could create. */
 async function readWarehouse(
   dbPath: string,
-): Promise<Pick<StatusFigures, 'warehouse' | 'warehouseError' | 'figures'> | { error: string }> {
+): Promise<
+  Pick<StatusFigures, 'warehouse' | 'warehouseError' | 'warehouseInputError' | 'figures'> | { error: string }
+> {
   if (!existsSync(dbPath)) {
     // Not there yet, unless no sync could ever create it there (plan says the same).
     try {
@@ -102,7 +116,12 @@ async function readWarehouse(
   } catch (err) {
     // A sync holding the file is a state worth showing, not a failure of `status`.
     const held = isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED';
-    return { warehouse: held ? 'held' : 'unreadable', warehouseError: oneLine(err), figures: null };
+    return {
+      warehouse: held ? 'held' : 'unreadable',
+      warehouseError: oneLine(err),
+      warehouseInputError: err instanceof ConfigError,
+      figures: null,
+    };
   }
 }
 

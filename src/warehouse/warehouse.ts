@@ -41,6 +41,12 @@ export interface OpenOptions {
    * sql/session.sql's, kept across a release as a raised one is (a batch made to run out of it).
    */
   memoryLimitMb?: number;
+  /**
+   * Writable only: refuse a file no sync has written (no migration applied) instead of making
+   * it a warehouse: only `sync` creates one (`quarantine --revalidate` wrote its tables into
+   * any DuckDB file it was given).
+   */
+  existing?: boolean;
 }
 
 const LOCKED_RETRY_MS = 3000;
@@ -114,6 +120,10 @@ export class Warehouse implements WarehouseHandle {
         }
         return new Warehouse(file, { db, loader: null }, opts.logger, null);
       }
+      if (opts.existing && (await appliedVersions(db)).length === 0)
+        throw new ConfigError(`${file} is not a fragsync warehouse: no sync has written it`, {
+          key: 'dbPath',
+        });
       const applied = await migrate(db);
       await createViews(db);
       const loader = new Loader(db, opts.memoryLimitMb);

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.ts';
+import { Db } from '../../src/warehouse/db.ts';
 import { fragsyncTimed, usableWarehouse, type Ended } from '../helpers/paths.ts';
 import { uniquePrefix } from '../helpers/tmp.ts';
 
@@ -68,8 +69,30 @@ describe('paths that cannot be used fail fast', () => {
       const runs = await fragsync(['runs', '--db', data]);
       expectRefused(runs, 'runs', data);
       expect(runs.stderr).toContain('not a DuckDB database file');
+      // Every reader says it the same way, exit 2 (status and quarantine exited 1, "a bug").
+      for (const command of ['status', 'quarantine']) {
+        const r = await fragsync([command, '--db', data]);
+        expectRefused(r, command, data);
+        expect(r.stderr).toContain('not a DuckDB database file');
+      }
     },
   );
+
+  // A DuckDB file no sync wrote: read-only commands refuse it; --revalidate wrote 41 tables
+  // into it and said "released 0".
+  it('quarantine --revalidate on a DuckDB file no sync wrote exits 2 and writes nothing', async () => {
+    const other = join(where.dir, 'other.duckdb');
+    const made = await Db.open(other, false);
+    await made.run('CREATE TABLE mine (x INTEGER)');
+    await made.close();
+    const r = await fragsync(['quarantine', '--db', other, '--revalidate']);
+    expectRefused(r, 'quarantine', other);
+    expect(r.stderr).toContain('is not a fragsync warehouse');
+    const ro = await Db.open(other, true);
+    const tables = await ro.all<{ name: string }>('SELECT table_name AS name FROM duckdb_tables()');
+    await ro.close();
+    expect(tables.map((t) => t.name)).toEqual(['mine']);
+  });
 
   it('the export folder is tried before the run starts', async () => {
     const r = await fragsync(['sync', ...noService, '--db', where.db], {

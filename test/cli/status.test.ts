@@ -274,7 +274,8 @@ describe('fragsync status', () => {
     const broken = join(dir.path, 'broken.duckdb');
     await writeFile(broken, 'this is not a DuckDB file');
     const r = await fragsync(['status', '--db', broken]);
-    expect(r.code).toBe(EXIT.unexpected);
+    // A file that is no warehouse is the user's input: 2, as sync, runs and plan say it.
+    expect(r.code).toBe(EXIT.badInput);
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^fragsync status: cannot read the warehouse \S+broken\.duckdb: /),
     ]);
@@ -404,7 +405,7 @@ describe('fragsync status', () => {
     const broken = join(dir.path, 'broken-json.duckdb');
     await writeFile(broken, 'this is not a DuckDB file');
     const r = await fragsync(['status', '--db', broken, '--json']);
-    expect(r.code).toBe(EXIT.unexpected);
+    expect(r.code).toBe(EXIT.badInput);
     expect(JSON.parse(r.stdout)).toMatchObject({ warehouseState: 'unreadable', latestRun: null });
     expect(r.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^fragsync status: cannot read the warehouse \S+broken-json\.duckdb: /),

@@ -26,7 +26,7 @@ export async function run(input: CommandInput): Promise<number> {
   let wh: Warehouse | undefined;
   try {
     if (opts.revalidate === true) {
-      wh = await Warehouse.open(config.dbPath);
+      wh = await Warehouse.open(config.dbPath, { existing: true });
       const r = await revalidate(wh, jobSettings(config));
       // A script's form: the counts as one JSON object (--json, --format json or jsonl).
       if (opts.json === true || opts.format === 'json' || opts.format === 'jsonl') {
@@ -63,7 +63,10 @@ export async function run(input: CommandInput): Promise<number> {
   } catch (err) {
     console.error(`fragsync quarantine: ${oneLine(err)}`);
     // A warehouse a running sync holds is the machine's state, not a bug: wait, run again.
-    return isFragsyncError(err) && err.code === 'WAREHOUSE_LOCKED' ? EXIT.badInput : EXIT.unexpected;
+    // So is a file that is no warehouse (ConfigError from Warehouse.open), as for `runs`.
+    return isFragsyncError(err) && (err.code === 'WAREHOUSE_LOCKED' || err.code === 'CONFIG_INVALID')
+      ? EXIT.badInput
+      : EXIT.unexpected;
   } finally {
     await wh?.close().catch(() => undefined);
   }

@@ -13,7 +13,8 @@ import type { Liveness } from '../../warehouse/run-liveness.ts';
  * once (status-figures.ts) and printed as aligned label/value lines (statusRows) or, with
  * --json, as one object (status-json.ts). A setup error (a Redis that does not answer, a dbPath
  * no sync could create) prints nothing on stdout: one line on stderr, exit 2. A warehouse it
- * cannot read still prints what was read, then the line, exit 1.
+ * cannot read still prints what was read, then the line: exit 2 when the file is no warehouse
+ * (the user's input), else 1.
  */
 export async function run(input: CommandInput): Promise<number> {
   const config = configOf(input);
@@ -30,7 +31,8 @@ export async function run(input: CommandInput): Promise<number> {
   }
   if (s.warehouse !== 'unreadable') return EXIT.ok;
   console.error(`fragsync status: cannot read the warehouse ${config.dbPath}: ${s.warehouseError}`);
-  return EXIT.unexpected;
+  // A file that is no warehouse (or one too old to read) is the user's input, as for `runs`.
+  return s.warehouseInputError ? EXIT.badInput : EXIT.unexpected;
 }
 
 /** `fragsync status` as label/value pairs, in display order, from the figures read once. */
